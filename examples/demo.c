@@ -1,0 +1,2 @@
+/* demo.c — placeholder, replaced below */
+int main(void) { return 0; }

@@ -1,0 +1,263 @@
+/**
+ * @file ftla.h
+ * @brief ftla — fault-tolerant dense linear algebra (the whole public C API).
+ *
+ * Column-major storage, LAPACK argument order and semantics. Every routine returns an int status:
+ *   0            success
+ *   -i  (i >= 1) the i-th argument had an illegal value (also reported through ft_xerbla)
+ *   <= -1000     a library error (ft_status_t below; ft_strerror() gives its text)
+ * No routine of this library ever exits or aborts the caller's process.
+ *
+ * Suffixes: none = host pointers; _gpu = device pointers (CUDA builds); _ex = explicit context and report.
+ */
+#ifndef FTLA_H
+#define FTLA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FTLA_VERSION_MAJOR 0
+#define FTLA_VERSION_MINOR 1
+#define FTLA_VERSION_PATCH 0
+
+/** Integer type of dimensions and leading dimensions (LP64: same as LAPACK's INTEGER). */
+typedef int ft_int;
+
+/** Library status codes, all below the LAPACK argument-error range. */
+typedef enum {
+    FT_SUCCESS = 0,
+    FT_ERR_ALLOC = -1001,          /**< host memory allocation failed */
+    FT_ERR_DEVICE_ALLOC = -1002,   /**< device memory allocation failed */
+    FT_ERR_CUDA = -1003,           /**< a CUDA runtime call failed */
+    FT_ERR_CUBLAS = -1004,         /**< a cuBLAS call failed */
+    FT_ERR_NO_DEVICE = -1005,      /**< the CUDA backend was asked for but no usable device/driver */
+    FT_ERR_NOT_BUILT = -1006,      /**< the CUDA backend was asked for but ftla was built without CUDA */
+    FT_ERR_UNCORRECTABLE = -1007,  /**< a soft error was detected and could not be corrected */
+    FT_ERR_NOT_RECOVERED = -1008,  /**< a soft error was detected and located but not recovered */
+    FT_ERR_LAPACK = -1009,         /**< a host LAPACK call failed */
+    FT_ERR_INVALID_VALUE = -1010,  /**< a context, option or fault description was invalid */
+    FT_ERR_TOO_LARGE = -1011,      /**< the problem does not fit in device memory / int range */
+    FT_ERR_INTERNAL = -1012        /**< an internal inconsistency (a bug: please report) */
+} ft_status_t;
+
+/** Text of a status code (argument errors, library errors and 0). Never NULL. */
+const char *ft_strerror(int status);
+
+/** Where a routine runs. AUTO: the GPU when one is present and the problem is large enough. */
+typedef enum { FT_DEVICE_AUTO = 0, FT_DEVICE_CPU = 1, FT_DEVICE_CUDA = 2 } ft_device_t;
+
+/** 1 when this build of ftla includes the CUDA backend, else 0. */
+int ft_have_cuda(void);
+/** 1 when the CUDA backend is built and a device can be used now, else 0. */
+int ft_cuda_available(void);
+
+/* ------------------------------------------------------------------------------------------- */
+/* Errors                                                                                        */
+/* ------------------------------------------------------------------------------------------- */
+
+/**
+ * Argument-error handler, called as ft_xerbla("FT_DGEMM", i) when argument i is illegal.
+ * The default logs one line to stderr ("** On entry to FT_DGEMM parameter number 3 had an illegal
+ * value") and returns; it never stops the program. Replace it with ft_set_xerbla().
+ */
+typedef void (*ft_xerbla_t)(const char *srname, int info);
+void ft_xerbla(const char *srname, int info);
+/** Install a handler (NULL restores the default). Returns the previous one. Thread-safe. */
+ft_xerbla_t ft_set_xerbla(ft_xerbla_t handler);
+
+/* ------------------------------------------------------------------------------------------- */
+/* Policy, context, fault injection, report                                                      */
+/* ------------------------------------------------------------------------------------------- */
+
+/** Protection policy. Zero-initialised fields mean "library default" unless stated. */
+typedef struct {
+    int protect;      /**< 1 = ABFT on (default), 0 = off (plain computation, same driver) */
+    int tile;         /**< ft_dgemm verification tile (rows and columns); 0 = automatic */
+    double tol;       /**< threshold safety factor c in c*u*bound (docs/thresholds.md); 0 = 2.0 */
+    int backup_c;     /**< ft_dgemm, beta != 0: keep a copy of C for tile recomputation.
+                           -1 = automatic (host data: yes; _gpu: no), 0 = never, 1 = always */
+    int nb;           /**< ft_dgeqrf block size; 0 = automatic */
+    int verify_every; /**< ft_dgeqrf online verification every q panels; 0 = only at the end */
+    int crossover;    /**< ft_dgeqrf: min(m,n) below this goes straight to LAPACK; 0 = automatic,
+                           -1 = never (always run the blocked driver) */
+    int verbose;      /**< 0 quiet, 1 one line per call, 2 per detected event */
+} ft_policy_t;
+
+/** Opaque context: backend choice, streams, cuBLAS handles, policy, injection plan, statistics. */
+typedef struct ft_context ft_context_t;
+
+/**
+ * Create a context. device: AUTO, CPU or CUDA. CUDA fails with FT_ERR_NOT_BUILT or
+ * FT_ERR_NO_DEVICE when unavailable; AUTO silently uses the CPU then. The policy starts at the
+ * defaults. Environment variables are NOT read here (only by the default context).
+ */
+int ft_context_create(ft_context_t **ctx, ft_device_t device);
+/** Destroy a context (NULL is fine). Waits for its device work. */
+int ft_context_destroy(ft_context_t *ctx);
+/** Use the caller's CUDA stream (a cudaStream_t, passed as void*) for the main queue; NULL = own. */
+int ft_context_set_stream(ft_context_t *ctx, void *cuda_stream);
+int ft_context_get_policy(const ft_context_t *ctx, ft_policy_t *policy);
+int ft_context_set_policy(ft_context_t *ctx, const ft_policy_t *policy);
+/** The device requested for this context (what AUTO resolves to depends on the problem). */
+ft_device_t ft_context_device(const ft_context_t *ctx);
+/**
+ * The default context used by the plain entry points, created on first use (thread-safe) and
+ * configured from FTLA_DEVICE=auto|cpu|cuda, FTLA_VERBOSE=0|1|2, FTLA_PROTECT=0|1, FTLA_TILE=n,
+ * FTLA_TOL=x, FTLA_NB=n. Plain entry points serialise on it.
+ */
+ft_context_t *ft_default_context(void);
+
+/** Regions a fault can be injected into. */
+typedef enum {
+    FT_REGION_C = 0,        /**< ft_dgemm: the result C, after the product, before verification */
+    FT_REGION_A = 1,        /**< an input operand A, after encoding (input corruption) */
+    FT_REGION_B = 2,        /**< the input operand B, after encoding */
+    FT_REGION_CHECKSUM = 3, /**< the checksums themselves (dgemm: predicted row checks; QR: columns) */
+    FT_REGION_R = 4,        /**< ft_dgeqrf: finished rows of R */
+    FT_REGION_TRAILING = 5, /**< ft_dgeqrf: the trailing matrix before a panel step */
+    FT_REGION_Q = 6         /**< ft_dgeqrf: finished Householder vectors */
+} ft_region_t;
+
+/** One planned fault. row/col/step/call = -1 mean "random" (call: the next call). */
+typedef struct {
+    ft_region_t region;
+    int64_t row, col; /**< element inside the region (0-based), -1 = random */
+    int bit;          /**< bit to flip, 0..63 (63 = sign, 52..62 exponent); -1 = add `value` */
+    double value;     /**< additive corruption when bit = -1 */
+    int64_t call;     /**< 0-based index of the protected call on this context; -1 = next call */
+    int64_t step;     /**< QR panel step (or -1 = random); ignored by ft_dgemm */
+} ft_fault_t;
+
+/** Append a fault to the context's plan (at most 64 pending). */
+int ft_inject_add(ft_context_t *ctx, const ft_fault_t *fault);
+/** Remove all pending faults. */
+int ft_inject_clear(ft_context_t *ctx);
+/** Seed of the generator used for random positions/bits (default 1). */
+int ft_inject_seed(ft_context_t *ctx, uint64_t seed);
+
+/** What happened to one fault, detected error or check. */
+typedef enum {
+    FT_EVENT_INJECTED = 0,     /**< a fault was injected (old and new value) */
+    FT_EVENT_CORRECTED = 1,    /**< an element was corrected in place from the checksums */
+    FT_EVENT_RECOMPUTED = 2,   /**< a tile / panel was recomputed */
+    FT_EVENT_CHECKSUM = 3,     /**< a checksum itself was found corrupted; data unchanged */
+    FT_EVENT_UNCORRECTABLE = 4,/**< detected, not corrected */
+    FT_EVENT_LOCATED = 5       /**< detected and located (column), not recovered */
+} ft_event_kind_t;
+
+typedef struct {
+    ft_event_kind_t kind;
+    ft_region_t region;
+    int64_t row, col; /**< element (or -1 when only the column / tile is known) */
+    int64_t step;     /**< QR panel step, or dgemm tile index */
+    double before, after;
+} ft_event_t;
+
+#define FT_REPORT_MAX_EVENTS 64
+
+/** Filled by the _ex routines. Counters cover the whole call. */
+typedef struct {
+    ft_device_t backend;  /**< the backend that ran: FT_DEVICE_CPU or FT_DEVICE_CUDA */
+    int status;           /**< the routine's return value */
+    int64_t injected;     /**< faults injected during the call */
+    int64_t detected;     /**< distinct erroneous elements / columns detected */
+    int64_t located;      /**< of those, located */
+    int64_t corrected;    /**< corrected in place (or by recomputation) */
+    int64_t uncorrectable;/**< detected and not corrected */
+    int64_t checksum_errors; /**< corrupted checksums recognised (no data changed) */
+    int64_t recomputed;   /**< tiles / panels recomputed */
+    int64_t unchecked;    /**< checks skipped because inputs were NaN/Inf or checksums overflowed */
+    int64_t checks;       /**< checks evaluated */
+    double time_total;    /**< seconds, whole call */
+    double time_protect;  /**< seconds spent in protection (encode, verify, correct) on the
+                               critical path, measured with the backend's clock */
+    int nevents;          /**< events recorded (at most FT_REPORT_MAX_EVENTS; the counters count all) */
+    ft_event_t events[FT_REPORT_MAX_EVENTS];
+} ft_report_t;
+
+/** One line summary of a report into buf (always NUL-terminated). Returns buf. */
+char *ft_report_string(const ft_report_t *report, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------------------------- */
+/* ft_dgemm                                                                                      */
+/* ------------------------------------------------------------------------------------------- */
+
+/**
+ * ft_dgemm: C := alpha*op(A)*op(B) + beta*C with ABFT verification and correction.
+ *
+ * @param transa  'N'/'n': op(A) = A; 'T'/'t'/'C'/'c': op(A) = A^T.
+ * @param transb  as transa, for B.
+ * @param m       rows of op(A) and C, m >= 0.
+ * @param n       columns of op(B) and C, n >= 0.
+ * @param k       columns of op(A) and rows of op(B), k >= 0.
+ * @param alpha   scalar.
+ * @param A       lda-by-ka array, ka = k when transa = 'N' else m. Not read when m = 0, or k = 0,
+ *                or alpha = 0.
+ * @param lda     lda >= max(1, m) when transa = 'N', else lda >= max(1, k).
+ * @param B       ldb-by-kb array, kb = n when transb = 'N' else k.
+ * @param ldb     ldb >= max(1, k) when transb = 'N', else ldb >= max(1, n).
+ * @param beta    scalar. When beta = 0, C need not be set on entry (NaN in C is overwritten).
+ * @param C       ldc-by-n array (in/out).
+ * @param ldc     ldc >= max(1, m).
+ * @return 0; -i for an illegal argument i (1..13, reported by ft_xerbla("FT_DGEMM", i), nothing
+ *         computed, C untouched); FT_ERR_UNCORRECTABLE when a detected error could not be
+ *         corrected (C then holds the product with the affected tile marked in the report);
+ *         another ft_status_t for allocation / device failures (C untouched).
+ * Quick return (C untouched) when m = 0, n = 0, or (alpha = 0 or k = 0) and beta = 1, as BLAS.
+ */
+int ft_dgemm(char transa, char transb, ft_int m, ft_int n, ft_int k, double alpha,
+             const double *A, ft_int lda, const double *B, ft_int ldb, double beta, double *C,
+             ft_int ldc);
+
+/** ft_dgemm with an explicit context (NULL = default) and report (may be NULL). */
+int ft_dgemm_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
+                double alpha, const double *A, ft_int lda, const double *B, ft_int ldb,
+                double beta, double *C, ft_int ldc, ft_report_t *report);
+
+/**
+ * ft_dgemm on device pointers (CUDA builds): A, B, C live in GPU memory; the work runs on the
+ * context's stream and the call returns when C is verified (the report needs the result).
+ * Returns FT_ERR_NOT_BUILT / FT_ERR_NO_DEVICE without CUDA.
+ */
+int ft_dgemm_gpu(char transa, char transb, ft_int m, ft_int n, ft_int k, double alpha,
+                 const double *dA, ft_int lda, const double *dB, ft_int ldb, double beta,
+                 double *dC, ft_int ldc);
+int ft_dgemm_gpu_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
+                    double alpha, const double *dA, ft_int lda, const double *dB, ft_int ldb,
+                    double beta, double *dC, ft_int ldc, ft_report_t *report);
+
+/* ------------------------------------------------------------------------------------------- */
+/* ft_dgeqrf                                                                                     */
+/* ------------------------------------------------------------------------------------------- */
+
+/**
+ * ft_dgeqrf: QR factorization A = Q*R with checksum-column protection (paper 004).
+ * Arguments exactly as LAPACK DGEQRF; the output layout is LAPACK's (R on and above the
+ * diagonal, Householder vectors below, tau), so LAPACK dorgqr/dormqr/dgels work on it.
+ *
+ * @param m      rows of A, m >= 0.                                      (argument 1)
+ * @param n      columns of A, n >= 0.                                   (argument 2)
+ * @param A      lda-by-n, in/out.                                       (argument 3)
+ * @param lda    lda >= max(1, m).                                       (argument 4)
+ * @param tau    min(m,n) scalar factors of the reflectors, out.         (argument 5)
+ * @param work   workspace, work[0] returns the optimal lwork.           (argument 6)
+ * @param lwork  >= max(1, n), or -1 for a workspace query.              (argument 7)
+ * @param info   out: 0, -i, or an ft_status_t (also the return value).
+ */
+int ft_dgeqrf(ft_int m, ft_int n, double *A, ft_int lda, double *tau, double *work, ft_int lwork,
+              ft_int *info);
+int ft_dgeqrf_ex(ft_context_t *ctx, ft_int m, ft_int n, double *A, ft_int lda, double *tau,
+                 double *work, ft_int lwork, ft_int *info, ft_report_t *report);
+/** Device-pointer variant: dA in GPU memory, tau on the host. */
+int ft_dgeqrf_gpu(ft_int m, ft_int n, double *dA, ft_int ldda, double *tau, ft_int *info);
+int ft_dgeqrf_gpu_ex(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int ldda, double *tau,
+                     ft_int *info, ft_report_t *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FTLA_H */

@@ -1,0 +1,682 @@
+/*
+ * ft_dgemm.c — C := alpha*op(A)*op(B) + beta*C with algorithm-based fault tolerance.
+ *
+ * Written once against the backend table (src/core/backend.h); runs on the host and on CUDA.
+ *
+ * Fast path (no error), paper 003 adapted (docs/dgemm.md, docs/thresholds.md):
+ *   side queue : Y = op(B) [e_J w_J] per column block J (k x 2nb), z_J = |op(B)| e_J,
+ *                anorm = ||op(A)(i,:)||_1, P = op(A) Y (m x 2nb)       -- overlaps the product
+ *   main queue : (beta != 0) block row sums of the input C; the product; block row sums of the
+ *                result; compare every (row, block) check with alpha P + beta C0-sums.
+ * Rare path (a check failed): for each flagged tile, column checks are computed on demand
+ * ([e_I w_I]^T op(A)(I,:) op(B)(:,J)), errors located by intersecting failing rows and columns,
+ * single and collinear errors corrected in place, other patterns recomputed, and the tile
+ * verified again. A corrupted checksum is recognised because only one of its two checks fails.
+ */
+#include "blas3/abft.h"
+#include "core/context.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAG_CAP 4096
+#define MAX_TILE_FIX 64 /* flagged elements per tile handled by in-place correction */
+
+enum { EV_START = 0, EV_GEMM0 = 1, EV_GEMM1 = 2, EV_END = 3 };
+
+typedef struct {
+    ft_context_t *ctx;
+    const ft_backend_t *be;
+    ft_report_t *rep;
+    ft_policy_t pol;
+    char ta, tb;
+    int64_t m, n, k;
+    double alpha, beta;
+    const double *A, *B; /* work memory */
+    double *C;
+    int64_t lda, ldb, ldc;
+    const double *hostC; /* caller's host C when the work is on the GPU (restores tiles) */
+    int64_t hostldc;
+    double *Cb;          /* backup of the input C (or NULL) */
+    int64_t T, W, mb, nb;
+    /* work buffers */
+    double *Y, *Z, *zmax, *P, *anorm, *CS, *CA, *C0S, *C0A, *C0col, *C0colA;
+    double *tmp; /* per-tile scratch in work memory */
+    int have_c0;
+} gemm_t;
+
+static char flip(char t) { return ft_is_notrans(t) ? 'T' : 'N'; }
+
+/* Pointer to row block starting at row r0 of op(A), and column block at c0 of op(B). */
+static const double *opa_rows(const gemm_t *g, int64_t r0)
+{
+    return ft_is_notrans(g->ta) ? g->A + r0 : g->A + r0 * g->lda;
+}
+static const double *opb_cols(const gemm_t *g, int64_t c0)
+{
+    return ft_is_notrans(g->tb) ? g->B + c0 * g->ldb : g->B + c0;
+}
+
+static int64_t dmin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* ---------------------------------------------------------------------------------------- */
+/* Tile analysis on the rare path. All small vectors are brought to the host.               */
+/* ---------------------------------------------------------------------------------------- */
+
+typedef struct {
+    int64_t I, J, i0, j0, mI, nJ;
+    /* rows (length mI): predictions, thresholds' g and h, computed sums */
+    double *pe, *pw, *rg, *rh, *rse, *rsw, *rsa;
+    /* columns (length nJ) */
+    double *qe, *qw, *cg, *ch, *cse, *csw, *csa;
+} tile_t;
+
+static int fetch(gemm_t *g, const double *src, int64_t rows, int64_t cols, int64_t ld,
+                 double *dst)
+{
+    return g->be->get_matrix(g->ctx, FT_Q_MAIN, rows, cols, src, ld, dst, rows);
+}
+
+/* Computed block sums of the tile's rows (rse/rsw/rsa) and columns (cse/csw/csa). */
+static int tile_sums(gemm_t *g, tile_t *t)
+{
+    double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
+    double *s = g->tmp, *a = g->tmp + 2 * t->mI;
+    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'N', t->mI, t->nJ, Ct, g->ldc, t->nJ, s, t->mI,
+                               a, t->mI));
+    FT_CHECK(fetch(g, s, t->mI, 2, t->mI, t->rse)); /* rse then rsw contiguous */
+    FT_CHECK(fetch(g, a, t->mI, 1, t->mI, t->rsa));
+    s = g->tmp;
+    a = g->tmp + 2 * t->nJ;
+    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'T', t->nJ, t->mI, Ct, g->ldc, t->mI, s, t->nJ,
+                               a, t->nJ));
+    FT_CHECK(fetch(g, s, t->nJ, 2, t->nJ, t->cse));
+    FT_CHECK(fetch(g, a, t->nJ, 1, t->nJ, t->csa));
+    return FT_SUCCESS;
+}
+
+/* Predictions and bound ingredients of the tile's row and column checks. */
+static int tile_predict(gemm_t *g, tile_t *t)
+{
+    const int64_t m = g->m, k = g->k, mI = t->mI, nJ = t->nJ;
+    double *h = malloc((size_t)(4 * mI + 4 * nJ + 2) * sizeof(double));
+    if (!h) return FT_ERR_ALLOC;
+    int st = FT_SUCCESS;
+    double zmax, xamax;
+    /* rows: P(i, 2J..2J+1), anorm(i), zmax(J), C0 sums */
+    if ((st = fetch(g, g->P + t->i0 + 2 * t->J * m, mI, 2, m, h))) goto out;
+    if ((st = fetch(g, g->anorm + t->i0, mI, 1, m, h + 2 * mI))) goto out;
+    if ((st = fetch(g, g->zmax + t->J, 1, 1, 1, &zmax))) goto out;
+    for (int64_t i = 0; i < mI; i++) {
+        t->pe[i] = g->alpha * h[i];
+        t->pw[i] = g->alpha * h[mI + i];
+        t->rg[i] = h[2 * mI + i] * zmax;
+        t->rh[i] = 0.0;
+    }
+    if (g->have_c0) {
+        if ((st = fetch(g, g->C0S + t->i0 + 2 * t->J * m, mI, 2, m, h))) goto out;
+        if ((st = fetch(g, g->C0A + t->i0 + t->J * m, mI, 1, m, h + 2 * mI))) goto out;
+        for (int64_t i = 0; i < mI; i++) {
+            t->pe[i] += g->beta * h[i];
+            t->pw[i] += g->beta * h[mI + i];
+            t->rh[i] = h[2 * mI + i];
+        }
+    }
+    /* columns: Xi = [e_I w_I]^T op(A)(I,:) (k x 2), xa = |op(A)(I,:)|^T e (k),
+     * q = op(B)(:,J)^T Xi (nJ x 2), bnorm(j) = ||op(B)(:,j)||_1 */
+    double *Xi = g->tmp, *xa = g->tmp + 2 * k, *q = xa + k, *bn = q + 2 * nJ, *xm = bn + nJ;
+    const ft_backend_t *be = g->be;
+    if ((st = be->block_sums(g->ctx, FT_Q_MAIN, flip(g->ta), k, mI, opa_rows(g, t->i0), g->lda,
+                             mI, Xi, k, xa, k)))
+        goto out;
+    if ((st = be->col_absmax(g->ctx, FT_Q_MAIN, k, 1, xa, k, xm))) goto out;
+    if ((st = be->dgemm(g->ctx, FT_Q_MAIN, flip(g->tb), 'N', nJ, 2, k, 1.0, opb_cols(g, t->j0),
+                        g->ldb, Xi, k, 0.0, q, nJ)))
+        goto out;
+    if ((st = be->block_sums(g->ctx, FT_Q_MAIN, flip(g->tb), nJ, k, opb_cols(g, t->j0), g->ldb, k,
+                             NULL, 0, bn, nJ)))
+        goto out;
+    if ((st = fetch(g, q, nJ, 2, nJ, h))) goto out;
+    if ((st = fetch(g, bn, nJ, 1, nJ, h + 2 * nJ))) goto out;
+    if ((st = fetch(g, xm, 1, 1, 1, &xamax))) goto out;
+    for (int64_t j = 0; j < nJ; j++) {
+        t->qe[j] = g->alpha * h[j];
+        t->qw[j] = g->alpha * h[nJ + j];
+        t->cg[j] = xamax * h[2 * nJ + j];
+        t->ch[j] = 0.0;
+    }
+    if (g->have_c0) {
+        const int64_t n = g->n;
+        if ((st = fetch(g, g->C0col + t->j0 + 2 * t->I * n, nJ, 2, n, h))) goto out;
+        if ((st = fetch(g, g->C0colA + t->j0 + t->I * n, nJ, 1, n, h + 2 * nJ))) goto out;
+        for (int64_t j = 0; j < nJ; j++) {
+            t->qe[j] += g->beta * h[j];
+            t->qw[j] += g->beta * h[nJ + j];
+            t->ch[j] = h[2 * nJ + j];
+        }
+    }
+out:
+    free(h);
+    return st;
+}
+
+/* One check: 0 pass, 1 fail (bit 1: plain, bit 2: weighted), -1 not verifiable. */
+static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gg, double hh,
+                     double se, double sw, double sa)
+{
+    double tau = abft_tau(g->pol.tol, g->k, T, g->alpha, g->beta, gg, hh, 0.0);
+    if (!isfinite(pe) || !isfinite(pw) || !isfinite(tau)) return -1;
+    if (!isfinite(sa)) return 3;
+    tau += abft_tau_s(g->pol.tol, T, sa);
+    int r = 0;
+    if (!(fabs(se - pe) <= tau)) r |= 1;
+    if (!(fabs(sw - pw) <= tau)) r |= 2;
+    return r;
+}
+
+static int row_status(const gemm_t *g, const tile_t *t, int64_t i)
+{
+    return check_one(g, g->T, t->pe[i], t->pw[i], t->rg[i], t->rh[i], t->rse[i], t->rsw[i],
+                     t->rsa[i]);
+}
+static int col_status(const gemm_t *g, const tile_t *t, int64_t j)
+{
+    return check_one(g, g->T, t->qe[j], t->qw[j], t->cg[j], t->ch[j], t->cse[j], t->csw[j],
+                     t->csa[j]);
+}
+
+/* Correct elements (rows[e], cols[e]) from the row checks (by_row) or the column checks:
+ * zero them, recompute the sums, set each to prediction minus the sum of the others. Exact
+ * even when the corrupted value is Inf or NaN. Each element must be alone in its row (by_row)
+ * or column. */
+static int tile_fix(gemm_t *g, tile_t *t, const int64_t *rows, const int64_t *cols, int ne,
+                    int by_row)
+{
+    double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
+    double before[MAX_TILE_FIX];
+    for (int e = 0; e < ne; e++) {
+        double *p = Ct + ft_ix(rows[e], cols[e], g->ldc);
+        FT_CHECK(g->be->get_elem(g->ctx, FT_Q_MAIN, p, &before[e]));
+        FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, p, 0.0));
+    }
+    FT_CHECK(tile_sums(g, t));
+    for (int e = 0; e < ne; e++) {
+        double v = by_row ? t->pe[rows[e]] - t->rse[rows[e]] : t->qe[cols[e]] - t->cse[cols[e]];
+        FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, Ct + ft_ix(rows[e], cols[e], g->ldc), v));
+        ft_report_event(g->rep, FT_EVENT_CORRECTED, FT_REGION_C, t->i0 + rows[e],
+                        t->j0 + cols[e], t->I * g->nb + t->J, before[e], v);
+        ft_log(g->ctx, 2, "dgemm: corrected C(%lld,%lld) %.17g -> %.17g",
+               (long long)(t->i0 + rows[e]), (long long)(t->j0 + cols[e]), before[e], v);
+    }
+    return FT_SUCCESS;
+}
+
+/* Recompute the tile from the operands (and the input C). 1 = done, 0 = impossible. */
+static int tile_recompute(gemm_t *g, tile_t *t, int *done)
+{
+    double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
+    *done = 0;
+    if (g->beta != 0.0) {
+        if (g->hostC)
+            FT_CHECK(g->be->set_matrix(g->ctx, FT_Q_MAIN, t->mI, t->nJ,
+                                       g->hostC + ft_ix(t->i0, t->j0, g->hostldc), g->hostldc, Ct,
+                                       g->ldc));
+        else if (g->Cb)
+            FT_CHECK(g->be->copy_matrix(g->ctx, FT_Q_MAIN, t->mI, t->nJ,
+                                        g->Cb + ft_ix(t->i0, t->j0, g->m), g->m, Ct, g->ldc));
+        else
+            return FT_SUCCESS;
+    }
+    FT_CHECK(g->be->dgemm(g->ctx, FT_Q_MAIN, g->ta, g->tb, t->mI, t->nJ, g->k, g->alpha,
+                          opa_rows(g, t->i0), g->lda, opb_cols(g, t->j0), g->ldb, g->beta, Ct,
+                          g->ldc));
+    *done = 1;
+    g->rep->recomputed++;
+    ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, t->i0, t->j0, t->I * g->nb + t->J,
+                    0.0, 0.0);
+    ft_log(g->ctx, 2, "dgemm: recomputed tile (%lld,%lld)", (long long)t->I, (long long)t->J);
+    return FT_SUCCESS;
+}
+
+/* Are all row and column checks of the tile passing (or unverifiable)? */
+static int tile_clean(const gemm_t *g, const tile_t *t)
+{
+    for (int64_t i = 0; i < t->mI; i++)
+        if (row_status(g, t, i) > 0) return 0;
+    for (int64_t j = 0; j < t->nJ; j++)
+        if (col_status(g, t, j) > 0) return 0;
+    return 1;
+}
+
+/* Locate, correct or recompute the errors of one flagged tile. */
+static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
+{
+    tile_t t = {.I = I, .J = J, .i0 = I * g->T, .j0 = J * g->T};
+    t.mI = dmin(g->T, g->m - t.i0);
+    t.nJ = dmin(g->T, g->n - t.j0);
+    double *mem = malloc((size_t)(7 * t.mI + 7 * t.nJ) * sizeof(double));
+    int64_t *R = malloc((size_t)(t.mI + t.nJ) * sizeof(int64_t));
+    if (!mem || !R) {
+        free(mem);
+        free(R);
+        return FT_ERR_ALLOC;
+    }
+    int64_t *S = R + t.mI;
+    double *p = mem;
+    t.pe = p, p += t.mI, t.pw = p, p += t.mI, t.rg = p, p += t.mI, t.rh = p, p += t.mI;
+    t.rse = p, p += 2 * t.mI, t.rsw = t.rse + t.mI, t.rsa = p, p += t.mI;
+    t.qe = p, p += t.nJ, t.qw = p, p += t.nJ, t.cg = p, p += t.nJ, t.ch = p, p += t.nJ;
+    t.cse = p, p += 2 * t.nJ, t.csw = t.cse + t.nJ, t.csa = p;
+
+    int st = tile_predict(g, &t);
+    if (!st) st = tile_sums(g, &t);
+    if (st) goto out;
+
+    /* R: rows whose plain and weighted checks both fail (a data error shows in both: its
+     * weight is >= 1/2); R1: rows where only one fails; S: failing columns. */
+    int64_t nR = 0, nS = 0, nR1 = 0, *R1 = malloc((size_t)t.mI * sizeof(int64_t));
+    if (!R1) {
+        st = FT_ERR_ALLOC;
+        goto out;
+    }
+    for (int64_t i = 0; i < t.mI; i++) {
+        int r = row_status(g, &t, i);
+        if (r == 3) R[nR++] = i;
+        else if (r == 1 || r == 2) R1[nR1++] = i;
+    }
+    for (int64_t j = 0; j < t.nJ; j++)
+        if (col_status(g, &t, j) > 0) S[nS++] = j;
+    if (nS > 0) /* with failing columns, a half-failing row is a small data error */
+        for (int64_t r = 0; r < nR1; r++) R[nR++] = R1[r];
+    int64_t ichk = nR1 > 0 ? R1[0] : -1;
+    free(R1);
+
+    /* Only one of a row's two checks fails and no column does: the checksum is corrupt. */
+    if (nR == 0 && nS == 0) {
+        if (nR1 > 0) {
+            g->rep->checksum_errors += nR1;
+            ft_report_event(g->rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, t.i0 + ichk, -1,
+                            I * g->nb + J, 0.0, 0.0);
+            ft_log(g->ctx, 2, "dgemm: corrupted row checksum in tile (%lld,%lld), data intact",
+                   (long long)I, (long long)J);
+        }
+        goto out;
+    }
+    int64_t rows[MAX_TILE_FIX], cols[MAX_TILE_FIX];
+    int ne = 0, fixed = 0;
+    if (nR == 1 && nS >= 1 && nS <= MAX_TILE_FIX) {
+        /* single error, or several in one row: each failing column holds one */
+        for (int64_t s = 0; s < nS; s++) rows[ne] = R[0], cols[ne++] = S[s];
+        st = tile_fix(g, &t, rows, cols, ne, 0);
+        fixed = 1;
+    } else if (nS == 1 && nR >= 1 && nR <= MAX_TILE_FIX) {
+        /* several in one column: each failing row holds one */
+        for (int64_t r = 0; r < nR; r++) rows[ne] = R[r], cols[ne++] = S[0];
+        st = tile_fix(g, &t, rows, cols, ne, 1);
+        fixed = 1;
+    } else if (nS == 0 && nR >= 1 && nR <= MAX_TILE_FIX) {
+        /* the column checks are blunter than the row checks: locate by the weight ratio */
+        int ok = 1;
+        for (int64_t r = 0; r < nR && ok; r++) {
+            int64_t i = R[r];
+            int64_t jj = abft_locate((t.rsw[i] - t.pw[i]) / (t.rse[i] - t.pe[i]), g->W);
+            if (jj < 0 || jj >= t.nJ) ok = 0;
+            rows[ne] = i, cols[ne++] = jj;
+        }
+        if (ok) {
+            st = tile_fix(g, &t, rows, cols, ne, 1);
+            fixed = 1;
+        }
+    }
+    if (st) goto out;
+    int64_t nerr = fixed ? ne : (nR > nS ? nR : nS);
+    g->rep->detected += nerr;
+    g->rep->located += fixed ? ne : 0;
+    if (fixed) {
+        if ((st = tile_sums(g, &t))) goto out;
+        if (tile_clean(g, &t)) {
+            g->rep->corrected += ne;
+            goto out;
+        }
+        ft_log(g->ctx, 2, "dgemm: in-place correction of tile (%lld,%lld) did not verify",
+               (long long)I, (long long)J);
+    }
+    int done = 0;
+    if ((st = tile_recompute(g, &t, &done))) goto out;
+    if (done) {
+        if ((st = tile_sums(g, &t))) goto out;
+        if (tile_clean(g, &t)) {
+            g->rep->corrected += nerr;
+            goto out;
+        }
+    }
+    *uncorrectable = 1;
+    g->rep->uncorrectable += nerr;
+    ft_report_event(g->rep, FT_EVENT_UNCORRECTABLE, FT_REGION_C, t.i0, t.j0, I * g->nb + J, 0.0,
+                    0.0);
+    ft_log(g->ctx, 1, "dgemm: uncorrectable error pattern in tile (%lld,%lld)", (long long)I,
+           (long long)J);
+out:
+    free(mem);
+    free(R);
+    return st;
+}
+
+static int cmp_flag(const void *a, const void *b)
+{
+    const abft_flag_t *x = a, *y = b;
+    if (x->blk != y->blk) return x->blk < y->blk ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Handle the failing checks: group them by tile, repair each tile. */
+static int repair(gemm_t *g, abft_flag_t *flags, int64_t nf)
+{
+    int unc = 0;
+    if (nf > FLAG_CAP) {
+        /* more failures than we keep: treat every tile as suspect */
+        for (int64_t J = 0; J < g->nb; J++)
+            for (int64_t I = 0; I < g->mb; I++) FT_CHECK(tile_repair(g, I, J, &unc));
+    } else {
+        qsort(flags, (size_t)nf, sizeof *flags, cmp_flag);
+        int64_t lastI = -1, lastJ = -1;
+        for (int64_t f = 0; f < nf; f++) {
+            int64_t I = flags[f].row / g->T, J = flags[f].blk;
+            if (I == lastI && J == lastJ) continue;
+            /* flags are sorted by (J, row): tiles of one J come in increasing I */
+            FT_CHECK(tile_repair(g, I, J, &unc));
+            lastI = I, lastJ = J;
+        }
+    }
+    return unc ? FT_ERR_UNCORRECTABLE : FT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+
+static int64_t auto_tile(int64_t m, int64_t n)
+{
+    int64_t d = m > n ? m : n;
+    int64_t T = (d + 7) / 8;
+    if (T < 256) T = 256;
+    if (T > 4096) T = 4096;
+    return (T + 63) / 64 * 64;
+}
+
+static int inject(gemm_t *g, ft_region_t region, double *X, int64_t rows, int64_t cols,
+                  int64_t ld)
+{
+    ft_fault_t f[FT_MAX_FAULTS];
+    int nf = ft_inject_take(g->ctx, region, -1, f, FT_MAX_FAULTS);
+    for (int i = 0; i < nf; i++)
+        FT_CHECK(ft_inject_apply(g->ctx, g->be, &f[i], X, rows, cols, ld, -1, g->rep, NULL, NULL));
+    return FT_SUCCESS;
+}
+
+/* The protected product on work memory. */
+static int gemm_protected(gemm_t *g)
+{
+    const ft_backend_t *be = g->be;
+    ft_context_t *ctx = g->ctx;
+    const int64_t m = g->m, n = g->n, k = g->k;
+    g->T = g->pol.tile > 0 ? g->pol.tile : auto_tile(m, n);
+    g->W = abft_wden(g->T);
+    g->mb = (m + g->T - 1) / g->T;
+    g->nb = (n + g->T - 1) / g->T;
+    const int64_t nb = g->nb, mb = g->mb, T = g->T;
+    g->have_c0 = g->beta != 0.0;
+
+    /* one allocation for the checksum vectors; the tile scratch is sized for the rare path */
+    size_t nwork = (size_t)(2 * k * nb + k * nb + nb + 2 * m * nb + m + 2 * m * nb + m * nb);
+    if (g->have_c0) nwork += (size_t)(3 * m * nb + 3 * n * mb);
+    size_t ntmp = (size_t)(4 * k + 6 * T + 8);
+    double *work = NULL;
+    FT_CHECK(be->alloc(ctx, (void **)&work, (nwork + ntmp) * sizeof(double)));
+    double *p = work;
+    g->Y = p, p += 2 * k * nb;
+    g->Z = p, p += k * nb;
+    g->zmax = p, p += nb;
+    g->P = p, p += 2 * m * nb;
+    g->anorm = p, p += m;
+    g->CS = p, p += 2 * m * nb;
+    g->CA = p, p += m * nb;
+    if (g->have_c0) {
+        g->C0S = p, p += 2 * m * nb;
+        g->C0A = p, p += m * nb;
+        g->C0col = p, p += 2 * n * mb;
+        g->C0colA = p, p += n * mb;
+    }
+    g->tmp = p;
+
+    int st = FT_SUCCESS;
+    abft_flag_t *flags = malloc(FLAG_CAP * sizeof *flags);
+    if (!flags) {
+        st = FT_ERR_ALLOC;
+        goto out;
+    }
+    /* input C: its block sums (rows and columns), and a backup when asked */
+    if (g->have_c0) {
+        if ((st = be->block_sums(ctx, FT_Q_MAIN, 'N', m, n, g->C, g->ldc, T, g->C0S, m, g->C0A, m)))
+            goto out;
+        if ((st = be->block_sums(ctx, FT_Q_MAIN, 'T', n, m, g->C, g->ldc, T, g->C0col, n,
+                                 g->C0colA, n)))
+            goto out;
+        if (g->Cb && (st = be->copy_matrix(ctx, FT_Q_MAIN, m, n, g->C, g->ldc, g->Cb, m))) goto out;
+    }
+    /* encode on the side queue while the product runs on the main queue */
+    if ((st = be->fork(ctx, FT_Q_MAIN, FT_Q_SIDE))) goto out;
+    if ((st = be->block_sums(ctx, FT_Q_SIDE, g->tb, k, n, g->B, g->ldb, T, g->Y, k, g->Z, k)))
+        goto out;
+    if ((st = be->col_absmax(ctx, FT_Q_SIDE, k, nb, g->Z, k, g->zmax))) goto out;
+    if ((st = be->block_sums(ctx, FT_Q_SIDE, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m)))
+        goto out;
+    if ((st = be->dgemm(ctx, FT_Q_SIDE, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0,
+                        g->P, m)))
+        goto out;
+
+    if ((st = be->event_record(ctx, FT_Q_MAIN, EV_GEMM0))) goto out;
+    if ((st = be->dgemm(ctx, FT_Q_MAIN, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B,
+                        g->ldb, g->beta, g->C, g->ldc)))
+        goto out;
+    if ((st = be->event_record(ctx, FT_Q_MAIN, EV_GEMM1))) goto out;
+    if ((st = be->fork(ctx, FT_Q_SIDE, FT_Q_MAIN))) goto out;
+
+    /* faults "during the computation": in the result, or in the predicted checksums */
+    if (ctx->nfaults) {
+        if ((st = inject(g, FT_REGION_C, g->C, m, n, g->ldc))) goto out;
+        if ((st = inject(g, FT_REGION_CHECKSUM, g->P, m, 2 * nb, m))) goto out;
+    }
+
+    /* verify every (row, column block) */
+    if ((st = be->block_sums(ctx, FT_Q_MAIN, 'N', m, n, g->C, g->ldc, T, g->CS, m, g->CA, m)))
+        goto out;
+    abft_rowcheck_args_t args = {.m = m, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
+                                 .beta = g->beta, .tol = g->pol.tol, .sums = g->CS, .abss = g->CA,
+                                 .pred = g->P, .anorm = g->anorm, .zmax = g->zmax,
+                                 .csums = g->have_c0 ? g->C0S : NULL,
+                                 .cabss = g->have_c0 ? g->C0A : NULL};
+    int64_t nf = 0, nu = 0;
+    if ((st = be->verify_rows(ctx, FT_Q_MAIN, &args, flags, FLAG_CAP, &nf, &nu))) goto out;
+    g->rep->checks += m * nb;
+    g->rep->unchecked += nu;
+    if (nf > 0) {
+        ft_log(ctx, 2, "dgemm: %lld failing row checks", (long long)nf);
+        st = repair(g, flags, nf);
+    }
+out:
+    be->sync(ctx, FT_Q_SIDE);
+    be->sync(ctx, FT_Q_MAIN);
+    free(flags);
+    be->free(ctx, work);
+    return st;
+}
+
+static int check_args(char ta, char tb, ft_int m, ft_int n, ft_int k, ft_int lda, ft_int ldb,
+                      ft_int ldc)
+{
+    int nota = ft_is_notrans(ta), notb = ft_is_notrans(tb);
+    int64_t nrowa = nota ? m : k, nrowb = notb ? k : n;
+    if (!nota && !ft_is_trans(ta)) return 1;
+    if (!notb && !ft_is_trans(tb)) return 2;
+    if (m < 0) return 3;
+    if (n < 0) return 4;
+    if (k < 0) return 5;
+    if (lda < (nrowa > 1 ? nrowa : 1)) return 8;
+    if (ldb < (nrowb > 1 ? nrowb : 1)) return 10;
+    if (ldc < (m > 1 ? m : 1)) return 13;
+    return 0;
+}
+
+/* Common driver: is_gpu = the caller's pointers are device pointers. */
+static int dgemm_driver(ft_context_t *ctx, int is_gpu, const char *name, char ta, char tb,
+                        ft_int m, ft_int n, ft_int k, double alpha, const double *A, ft_int lda,
+                        const double *B, ft_int ldb, double beta, double *C, ft_int ldc,
+                        ft_report_t *report)
+{
+    ft_report_t local;
+    ft_report_t *rep = report ? report : &local;
+    ft_report_init(rep, FT_DEVICE_CPU);
+    int info = check_args(ta, tb, m, n, k, lda, ldb, ldc);
+    if (info) {
+        ft_xerbla(name, info);
+        rep->status = -info;
+        return -info;
+    }
+    if (!ctx) return rep->status = FT_ERR_INVALID_VALUE;
+    if (m == 0 || n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0)) return FT_SUCCESS;
+
+    double t0 = ft_wtime();
+    const ft_backend_t *be;
+    int st = ft_select_backend(ctx, 2.0 * m * n * (double)k, is_gpu, &be);
+    if (st) return rep->status = st;
+    rep->backend = be->kind;
+    gemm_t g = {.ctx = ctx, .be = be, .rep = rep, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,
+                .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C, .lda = lda, .ldb = ldb,
+                .ldc = ldc};
+    ft_policy_resolve(&ctx->policy, &g.pol);
+    const int64_t nrowa = ft_is_notrans(ta) ? m : k, ncola = ft_is_notrans(ta) ? k : m;
+    const int64_t nrowb = ft_is_notrans(tb) ? k : n, ncolb = ft_is_notrans(tb) ? n : k;
+    const int scale_only = alpha == 0.0 || k == 0; /* C := beta*C, no product to protect */
+    const int host_on_gpu = !is_gpu && be->kind == FT_DEVICE_CUDA;
+    double *dA = NULL, *dB = NULL, *dC = NULL, *Cb = NULL;
+
+    if (host_on_gpu) {
+        /* copy in; the caller's C stays intact until the verified result is copied back */
+        size_t need = (size_t)(nrowa * ncola + nrowb * ncolb + m * n) * sizeof(double);
+        size_t avail = ft_cuda_mem_free();
+        if (avail && need + need / 8 + ((size_t)64 << 20) > avail) {
+            ft_log(ctx, 1, "dgemm: %zu MB do not fit in device memory", need >> 20);
+            if (ctx->requested == FT_DEVICE_AUTO) {
+                be = ft_backend_host();
+                rep->backend = be->kind;
+                g.be = be;
+                goto run;
+            }
+            return rep->status = FT_ERR_TOO_LARGE;
+        }
+        if ((st = be->alloc(ctx, (void **)&dA, (size_t)(nrowa * ncola + 1) * sizeof(double))) ||
+            (st = be->alloc(ctx, (void **)&dB, (size_t)(nrowb * ncolb + 1) * sizeof(double))) ||
+            (st = be->alloc(ctx, (void **)&dC, (size_t)(m * n) * sizeof(double))))
+            goto done;
+        if (!scale_only) {
+            if ((st = be->set_matrix(ctx, FT_Q_MAIN, nrowa, ncola, A, lda, dA, nrowa))) goto done;
+            if ((st = be->set_matrix(ctx, FT_Q_MAIN, nrowb, ncolb, B, ldb, dB, nrowb))) goto done;
+        }
+        if (beta != 0.0 && (st = be->set_matrix(ctx, FT_Q_MAIN, m, n, C, ldc, dC, m))) goto done;
+        g.A = dA, g.lda = nrowa, g.B = dB, g.ldb = nrowb, g.C = dC, g.ldc = m;
+        g.hostC = C, g.hostldc = ldc;
+    }
+run:
+    if (!host_on_gpu && beta != 0.0 && !scale_only && g.pol.protect) {
+        int want = g.pol.backup_c == 1 || (g.pol.backup_c == -1 && !is_gpu);
+        if (want) {
+            if ((st = be->alloc(ctx, (void **)&Cb, (size_t)(m * n) * sizeof(double)))) goto done;
+            g.Cb = Cb;
+        }
+    }
+    if (scale_only || !g.pol.protect) {
+        if ((st = be->event_record(ctx, FT_Q_MAIN, EV_GEMM0))) goto done;
+        st = be->dgemm(ctx, FT_Q_MAIN, ta, tb, m, n, scale_only ? 0 : k, alpha, g.A, g.lda, g.B,
+                       g.ldb, beta, g.C, g.ldc);
+        if (!st) st = be->event_record(ctx, FT_Q_MAIN, EV_GEMM1);
+        if (!st && ctx->nfaults && !scale_only) st = inject(&g, FT_REGION_C, g.C, m, n, g.ldc);
+        if (!st) st = be->sync(ctx, FT_Q_MAIN);
+    } else {
+        st = gemm_protected(&g);
+    }
+    if (st && st != FT_ERR_UNCORRECTABLE) goto done;
+    if (host_on_gpu) {
+        int st2 = be->get_matrix(ctx, FT_Q_MAIN, m, n, dC, m, C, ldc);
+        if (!st2) st2 = be->sync(ctx, FT_Q_MAIN);
+        if (st2) st = st2;
+    }
+    double tg = 0.0;
+    if (be->event_elapsed(ctx, EV_GEMM0, EV_GEMM1, &tg) == FT_SUCCESS) {
+        rep->time_total = ft_wtime() - t0;
+        rep->time_protect = g.pol.protect && !scale_only ? rep->time_total - tg : 0.0;
+        if (rep->time_protect < 0) rep->time_protect = 0;
+    }
+done:
+    if (dA) be->free(ctx, dA);
+    if (dB) be->free(ctx, dB);
+    if (dC) be->free(ctx, dC);
+    if (Cb) be->free(ctx, Cb);
+    ctx->ncalls++;
+    rep->status = st;
+    rep->time_total = ft_wtime() - t0;
+    if (ctx->policy.verbose >= 1) {
+        char buf[512];
+        ft_log(ctx, 1, "%s %c%c m=%d n=%d k=%d: %s", name, ta, tb, m, n, k,
+               ft_report_string(rep, buf, sizeof buf));
+    }
+    return st;
+}
+
+int ft_dgemm_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
+                double alpha, const double *A, ft_int lda, const double *B, ft_int ldb,
+                double beta, double *C, ft_int ldc, ft_report_t *report)
+{
+    if (!ctx) {
+        ctx = ft_default_context();
+        if (!ctx) return FT_ERR_ALLOC;
+        pthread_mutex_lock(&ctx->lock);
+        int st = dgemm_driver(ctx, 0, "FT_DGEMM", transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                              beta, C, ldc, report);
+        pthread_mutex_unlock(&ctx->lock);
+        return st;
+    }
+    return dgemm_driver(ctx, 0, "FT_DGEMM", transa, transb, m, n, k, alpha, A, lda, B, ldb, beta,
+                        C, ldc, report);
+}
+
+int ft_dgemm(char transa, char transb, ft_int m, ft_int n, ft_int k, double alpha,
+             const double *A, ft_int lda, const double *B, ft_int ldb, double beta, double *C,
+             ft_int ldc)
+{
+    return ft_dgemm_ex(NULL, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, NULL);
+}
+
+int ft_dgemm_gpu_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
+                    double alpha, const double *dA, ft_int lda, const double *dB, ft_int ldb,
+                    double beta, double *dC, ft_int ldc, ft_report_t *report)
+{
+    if (!ctx) {
+        ctx = ft_default_context();
+        if (!ctx) return FT_ERR_ALLOC;
+        pthread_mutex_lock(&ctx->lock);
+        int st = dgemm_driver(ctx, 1, "FT_DGEMM_GPU", transa, transb, m, n, k, alpha, dA, lda, dB,
+                              ldb, beta, dC, ldc, report);
+        pthread_mutex_unlock(&ctx->lock);
+        return st;
+    }
+    return dgemm_driver(ctx, 1, "FT_DGEMM_GPU", transa, transb, m, n, k, alpha, dA, lda, dB, ldb,
+                        beta, dC, ldc, report);
+}
+
+int ft_dgemm_gpu(char transa, char transb, ft_int m, ft_int n, ft_int k, double alpha,
+                 const double *dA, ft_int lda, const double *dB, ft_int ldb, double beta,
+                 double *dC, ft_int ldc)
+{
+    return ft_dgemm_gpu_ex(NULL, transa, transb, m, n, k, alpha, dA, lda, dB, ldb, beta, dC, ldc,
+                           NULL);
+}
