@@ -29,7 +29,7 @@ FT_HD int64_t abft_wden(int64_t T)
  * exceed plain absolute sums (no extra overflow), (c) w is exact, so w = dw/de locates jj. */
 FT_HD double abft_weight(int64_t jj, int64_t W)
 {
-    return (double)(W + jj + 1) / (double)(2 * W);
+    return (double)(W + jj + 1) * (0.5 / (double)W); /* 0.5/W is a power of two: exact */
 }
 
 /* Inverse of abft_weight: the local column a ratio dw/de points to (may be out of range). */

@@ -1,4 +1,6 @@
-/* abft_host.c — the ABFT kernels on the host (plain loops the compiler vectorises). */
+/* abft_host.c — the ABFT kernels on the host: plain loops the compiler vectorises, split over
+ * single-threaded on purpose: OpenMP threads next to OpenBLAS's own threads oversubscribe two
+ * cores and slowed the whole call down (bench/NOTES.md). */
 #include "blas3/abft_host.h"
 
 #include <math.h>
@@ -12,41 +14,50 @@ int abft_host_block_sums(ft_context_t *ctx, int q, char trans, int64_t rows, int
     if (T <= 0) return FT_ERR_INTERNAL;
     const int64_t nb = (cols + T - 1) / T, W = abft_wden(T);
     const int notrans = trans == 'N' || trans == 'n';
-    for (int64_t J = 0; J < nb; J++) {
-        int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
-        double *se = sums ? sums + 2 * J * lds : NULL, *sw = sums ? sums + (2 * J + 1) * lds : NULL;
-        double *sa = abss ? abss + J * ldabs : NULL;
-        if (notrans) {
-            /* row r of X' is row r of X: sweep the block's columns, contiguous in r */
-            if (se) memset(se, 0, (size_t)rows * sizeof(double));
-            if (sw) memset(sw, 0, (size_t)rows * sizeof(double));
-            if (sa) memset(sa, 0, (size_t)rows * sizeof(double));
-            for (int64_t j = j0; j < j1; j++) {
-                const double *x = X + j * ldx;
-                const double w = abft_weight(j - j0, W);
-                if (se)
-                    for (int64_t r = 0; r < rows; r++) {
+    if (notrans) {
+        /* row r of X' is row r of X: each thread owns a range of rows and sweeps the block's
+         * columns, so the inner loop is contiguous in r */
+        const int64_t RB = 512;
+        for (int64_t J = 0; J < nb; J++)
+            for (int64_t r0 = 0; r0 < rows; r0 += RB) {
+                int64_t r1 = r0 + RB < rows ? r0 + RB : rows;
+                int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
+                double se[512], sw[512], sa[512];
+                for (int64_t r = 0; r < r1 - r0; r++) se[r] = sw[r] = sa[r] = 0.0;
+                for (int64_t j = j0; j < j1; j++) {
+                    const double *x = X + j * ldx + r0;
+                    const double w = abft_weight(j - j0, W);
+                    for (int64_t r = 0; r < r1 - r0; r++) {
                         se[r] += x[r];
                         sw[r] += w * x[r];
+                        sa[r] += fabs(x[r]);
                     }
-                if (sa)
-                    for (int64_t r = 0; r < rows; r++) sa[r] += fabs(x[r]);
+                }
+                for (int64_t r = 0; r < r1 - r0; r++) {
+                    if (sums) {
+                        sums[r0 + r + 2 * J * lds] = se[r];
+                        sums[r0 + r + (2 * J + 1) * lds] = sw[r];
+                    }
+                    if (abss) abss[r0 + r + J * ldabs] = sa[r];
+                }
             }
-        } else {
-            /* row r of X' is column r of X: contiguous dot products */
-            for (int64_t r = 0; r < rows; r++) {
-                const double *x = X + r * ldx;
+    } else {
+        /* row r of X' is column r of X: contiguous dot products, one row per iteration */
+        for (int64_t r = 0; r < rows; r++) {
+            const double *x = X + r * ldx;
+            for (int64_t J = 0; J < nb; J++) {
+                int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
                 double e = 0, wsum = 0, a = 0;
                 for (int64_t j = j0; j < j1; j++) {
                     e += x[j];
                     wsum += abft_weight(j - j0, W) * x[j];
                     a += fabs(x[j]);
                 }
-                if (se) {
-                    se[r] = e;
-                    sw[r] = wsum;
+                if (sums) {
+                    sums[r + 2 * J * lds] = e;
+                    sums[r + (2 * J + 1) * lds] = wsum;
                 }
-                if (sa) sa[r] = a;
+                if (abss) abss[r + J * ldabs] = a;
             }
         }
     }

@@ -431,7 +431,7 @@ static int gemm_protected(gemm_t *g)
     if (g->have_c0) nwork += (size_t)(3 * m * nb + 3 * n * mb);
     size_t ntmp = (size_t)(4 * k + 6 * T + 8);
     double *work = NULL;
-    FT_CHECK(be->alloc(ctx, (void **)&work, (nwork + ntmp) * sizeof(double)));
+    FT_CHECK(ft_workspace(ctx, be, FT_WS_CHECK, (nwork + ntmp) * sizeof(double), (void **)&work));
     double *p = work;
     g->Y = p, p += 2 * k * nb;
     g->Z = p, p += k * nb;
@@ -507,7 +507,6 @@ out:
     be->sync(ctx, FT_Q_SIDE);
     be->sync(ctx, FT_Q_MAIN);
     free(flags);
-    be->free(ctx, work);
     return st;
 }
 
@@ -574,9 +573,11 @@ static int dgemm_driver(ft_context_t *ctx, int is_gpu, const char *name, char ta
             }
             return rep->status = FT_ERR_TOO_LARGE;
         }
-        if ((st = be->alloc(ctx, (void **)&dA, (size_t)(nrowa * ncola + 1) * sizeof(double))) ||
-            (st = be->alloc(ctx, (void **)&dB, (size_t)(nrowb * ncolb + 1) * sizeof(double))) ||
-            (st = be->alloc(ctx, (void **)&dC, (size_t)(m * n) * sizeof(double))))
+        if ((st = ft_workspace(ctx, be, FT_WS_A, (size_t)(nrowa * ncola + 1) * sizeof(double),
+                               (void **)&dA)) ||
+            (st = ft_workspace(ctx, be, FT_WS_B, (size_t)(nrowb * ncolb + 1) * sizeof(double),
+                               (void **)&dB)) ||
+            (st = ft_workspace(ctx, be, FT_WS_C, (size_t)(m * n) * sizeof(double), (void **)&dC)))
             goto done;
         if (!scale_only) {
             if ((st = be->set_matrix(ctx, FT_Q_MAIN, nrowa, ncola, A, lda, dA, nrowa))) goto done;
@@ -590,7 +591,9 @@ run:
     if (!host_on_gpu && beta != 0.0 && !scale_only && g.pol.protect) {
         int want = g.pol.backup_c == 1 || (g.pol.backup_c == -1 && !is_gpu);
         if (want) {
-            if ((st = be->alloc(ctx, (void **)&Cb, (size_t)(m * n) * sizeof(double)))) goto done;
+            if ((st = ft_workspace(ctx, be, FT_WS_BACKUP, (size_t)(m * n) * sizeof(double),
+                                   (void **)&Cb)))
+                goto done;
             g.Cb = Cb;
         }
     }
@@ -617,10 +620,7 @@ run:
         if (rep->time_protect < 0) rep->time_protect = 0;
     }
 done:
-    if (dA) be->free(ctx, dA);
-    if (dB) be->free(ctx, dB);
-    if (dC) be->free(ctx, dC);
-    if (Cb) be->free(ctx, Cb);
+    if (host_on_gpu || Cb) ft_workspace_trim(ctx, FT_WS_KEEP);
     ctx->ncalls++;
     rep->status = st;
     rep->time_total = ft_wtime() - t0;

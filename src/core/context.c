@@ -74,9 +74,55 @@ int ft_context_create(ft_context_t **out, ft_device_t device)
     return FT_SUCCESS;
 }
 
+int ft_workspace(ft_context_t *ctx, const ft_backend_t *be, int slot, size_t bytes, void **p)
+{
+    int b = be->kind == FT_DEVICE_CUDA;
+    *p = NULL;
+    if (slot < 0 || slot >= FT_WS_SLOTS) return FT_ERR_INTERNAL;
+    if (ctx->ws_size[b][slot] < bytes) {
+        if (ctx->ws[b][slot]) {
+            be->sync(ctx, FT_Q_MAIN);
+            be->sync(ctx, FT_Q_SIDE);
+            be->free(ctx, ctx->ws[b][slot]);
+        }
+        ctx->ws[b][slot] = NULL;
+        ctx->ws_size[b][slot] = 0;
+        FT_CHECK(be->alloc(ctx, &ctx->ws[b][slot], bytes));
+        ctx->ws_size[b][slot] = bytes;
+    }
+    *p = ctx->ws[b][slot];
+    return FT_SUCCESS;
+}
+
+void ft_workspace_trim(ft_context_t *ctx, size_t keep)
+{
+    for (int b = 0; b < 2; b++) {
+        const ft_backend_t *be = b ? ft_backend_cuda() : ft_backend_host();
+        for (int s = FT_WS_BACKUP; s < FT_WS_SLOTS; s++)
+            if (ctx->ws[b][s] && ctx->ws_size[b][s] > keep && be) {
+                be->free(ctx, ctx->ws[b][s]);
+                ctx->ws[b][s] = NULL;
+                ctx->ws_size[b][s] = 0;
+            }
+    }
+}
+
+void ft_workspace_release(ft_context_t *ctx)
+{
+    for (int b = 0; b < 2; b++) {
+        const ft_backend_t *be = b ? ft_backend_cuda() : ft_backend_host();
+        for (int s = 0; s < FT_WS_SLOTS; s++) {
+            if (ctx->ws[b][s] && be) be->free(ctx, ctx->ws[b][s]);
+            ctx->ws[b][s] = NULL;
+            ctx->ws_size[b][s] = 0;
+        }
+    }
+}
+
 int ft_context_destroy(ft_context_t *ctx)
 {
     if (!ctx) return FT_SUCCESS;
+    ft_workspace_release(ctx);
     if (ctx->cuda_ready) ft_cuda_ctx_fini(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);

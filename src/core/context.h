@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #define FT_MAX_FAULTS 64
+/* workspace slots: checksums, backup of C, device copies of A, B, C */
+enum { FT_WS_CHECK = 0, FT_WS_BACKUP = 1, FT_WS_A = 2, FT_WS_B = 3, FT_WS_C = 4, FT_WS_SLOTS = 5 };
 
 struct ft_context {
     ft_device_t requested;      /* what the caller asked for */
@@ -24,7 +26,19 @@ struct ft_context {
     uint64_t rng;
     int64_t ncalls;             /* protected calls made on this context */
     pthread_mutex_t lock;       /* serialises the plain entry points on the default context */
+    /* grow-only workspaces, [backend kind == CUDA][slot]: per-call allocation would page-fault
+     * on the host and synchronise the device (cudaFree) on the GPU */
+    void *ws[2][FT_WS_SLOTS];
+    size_t ws_size[2][FT_WS_SLOTS];
 };
+
+/* Workspace `slot` of at least `bytes` in the backend's work memory, owned by the context. */
+int ft_workspace(ft_context_t *ctx, const ft_backend_t *be, int slot, size_t bytes, void **p);
+void ft_workspace_release(ft_context_t *ctx);
+/* Free the matrix-sized slots (not the checksum slot) larger than `keep` bytes, so a context
+ * does not hold copies of large matrices between calls. */
+void ft_workspace_trim(ft_context_t *ctx, size_t keep);
+#define FT_WS_KEEP ((size_t)512 << 20)
 
 /* Policy with every 0 replaced by its default. */
 void ft_policy_resolve(const ft_policy_t *in, ft_policy_t *out);

@@ -1,0 +1,423 @@
+/*
+ * abft_cuda.cu — the ABFT kernels of the cuda backend (semantics: core/backend.h; formulas:
+ * blas3/abft.h, shared with the host version abft_host.c so both compute the same checks).
+ *
+ * block_sums reads every element of C once per verification and is on the critical path: it is
+ * written to stream X at HBM bandwidth (coalesced 8-byte loads, 4 independent loads in flight
+ * per thread, enough thread blocks to fill the machine). The other two kernels touch O(m nb) or
+ * O(k nb) data and only need to be simple and exact.
+ */
+#include <limits.h>
+#include <stdlib.h>
+
+#include "blas3/abft_cuda.h"
+
+namespace {
+
+constexpr int kThreads = 256;          /* threads per block of every kernel here */
+constexpr int kWarps = kThreads / 32;
+constexpr int64_t kMaxGridY = 65535;   /* CUDA limit of gridDim.y */
+constexpr int64_t kMaxGridX = 1 << 20; /* grid-stride loops cover the rest */
+constexpr unsigned kFullMask = 0xffffffffu;
+
+/* Arguments of the block-sum kernels. nz chunks split each column block; chunk = their width. */
+struct bs_args {
+    int64_t rows, cols;
+    const double *X;
+    int64_t ldx;
+    int64_t T, W, nb, nz, chunk;
+    double *sums;
+    int64_t lds;
+    double *abss;
+    int64_t ldabs;
+};
+
+/* Column range [c0, c1) of work item t = (block J, chunk z) of X'; false when empty. */
+__device__ __forceinline__ bool bs_range(const bs_args &a, int64_t t, int64_t *J, int64_t *c0,
+                                         int64_t *c1)
+{
+    *J = t / a.nz;
+    const int64_t z = t - *J * a.nz, j0 = *J * a.T;
+    const int64_t jend = min(a.cols, j0 + a.T);
+    *c0 = j0 + z * a.chunk;
+    *c1 = min(jend, *c0 + a.chunk);
+    return *c0 < *c1;
+}
+
+/* Write (or, when the block is split into chunks, add) the three sums of row r, block J. */
+template <bool SUMS, bool ABS, bool ATOMIC>
+__device__ __forceinline__ void bs_store(const bs_args &a, int64_t r, int64_t J, double s,
+                                         double sw, double sa)
+{
+    if (SUMS) {
+        double *o = a.sums + r + 2 * J * a.lds;
+        if (ATOMIC) {
+            atomicAdd(o, s);
+            atomicAdd(o + a.lds, sw);
+        } else {
+            o[0] = s;
+            o[a.lds] = sw;
+        }
+    }
+    if (ABS) {
+        double *o = a.abss + r + J * a.ldabs;
+        if (ATOMIC) atomicAdd(o, sa);
+        else *o = sa;
+    }
+}
+
+/* Accumulate element x of local column jj into the plain, weighted and absolute sums.
+ * (W + 1 + jj) * inv2w equals abft_weight(jj, W) bit for bit: 2W is a power of two, so its
+ * reciprocal is exact and the product is the correctly rounded quotient; it saves a division
+ * per element. */
+template <bool SUMS, bool ABS>
+__device__ __forceinline__ void bs_acc(double x, int64_t jj, int64_t W, double inv2w, double &s,
+                                       double &sw, double &sa)
+{
+    if (SUMS) {
+        s += x;
+        sw = fma((double)(W + 1 + jj) * inv2w, x, sw);
+    }
+    if (ABS) sa += fabs(x);
+}
+
+/*
+ * Block sums, trans = 'N' (X' = X, rows x cols, column-major: row r of X' is strided by ldx).
+ * grid.x splits the rows into groups of 256, one thread per row, so each warp reads 32 consecutive
+ * doubles of a column (256 coalesced bytes). grid.y runs over the work items (column block J,
+ * chunk z): the T columns of a block are cut into nz chunks of `chunk` columns so that small
+ * matrices / wide blocks still give thousands of thread blocks (grid-stride over items beyond
+ * 65535). Each thread sums its row over the chunk's columns, 4 columns per iteration (4 loads in
+ * flight), then stores the three sums (nz == 1) or atomically adds them into outputs zeroed
+ * beforehand (nz > 1).
+ */
+template <bool SUMS, bool ABS, bool ATOMIC>
+__global__ void __launch_bounds__(kThreads) block_sums_n_kernel(const bs_args a)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= a.rows) return;
+    const double *__restrict__ X = a.X;
+    const int64_t ldx = a.ldx, W = a.W;
+    const double inv2w = 1.0 / (double)(2 * W); /* exact */
+    for (int64_t t = blockIdx.y; t < a.nb * a.nz; t += gridDim.y) {
+        int64_t J, c0, c1;
+        if (!bs_range(a, t, &J, &c0, &c1)) continue;
+        const int64_t j0 = J * a.T;
+        double s = 0.0, sw = 0.0, sa = 0.0;
+        const double *p = X + r + c0 * ldx;
+        int64_t j = c0;
+        for (; j + 4 <= c1; j += 4, p += 4 * ldx) {
+            const double x0 = __ldg(p), x1 = __ldg(p + ldx), x2 = __ldg(p + 2 * ldx),
+                         x3 = __ldg(p + 3 * ldx);
+            bs_acc<SUMS, ABS>(x0, j - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x1, j + 1 - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x2, j + 2 - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x3, j + 3 - j0, W, inv2w, s, sw, sa);
+        }
+        for (; j < c1; j++, p += ldx) bs_acc<SUMS, ABS>(__ldg(p), j - j0, W, inv2w, s, sw, sa);
+        bs_store<SUMS, ABS, ATOMIC>(a, r, J, s, sw, sa);
+    }
+}
+
+/*
+ * Block sums, trans = 'T' (X' = X^T, X stored cols x rows: row r of X' is column r of X,
+ * contiguous). One warp per row r (8 rows per 256-thread block along grid.x); grid.y runs over
+ * the work items (column block J, chunk z) as in the 'N' kernel. The 32 lanes stride along the
+ * contiguous column (coalesced 256-byte loads), 4 strides per iteration for loads in flight,
+ * each lane keeping partial sums; a shuffle reduction combines them and lane 0 stores the three
+ * sums (nz == 1) or atomically adds them (nz > 1, outputs zeroed beforehand).
+ */
+template <bool SUMS, bool ABS, bool ATOMIC>
+__global__ void __launch_bounds__(kThreads) block_sums_t_kernel(const bs_args a)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t r = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (r >= a.rows) return; /* whole warps leave together: r is uniform over a warp */
+    const double *__restrict__ x = a.X + r * a.ldx;
+    const int64_t W = a.W;
+    const double inv2w = 1.0 / (double)(2 * W); /* exact */
+    for (int64_t t = blockIdx.y; t < a.nb * a.nz; t += gridDim.y) {
+        int64_t J, c0, c1;
+        if (!bs_range(a, t, &J, &c0, &c1)) continue; /* uniform over the warp */
+        const int64_t j0 = J * a.T;
+        double s = 0.0, sw = 0.0, sa = 0.0;
+        int64_t j = c0 + lane;
+        for (; j + 96 < c1; j += 128) {
+            const double x0 = __ldg(x + j), x1 = __ldg(x + j + 32), x2 = __ldg(x + j + 64),
+                         x3 = __ldg(x + j + 96);
+            bs_acc<SUMS, ABS>(x0, j - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x1, j + 32 - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x2, j + 64 - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x3, j + 96 - j0, W, inv2w, s, sw, sa);
+        }
+        for (; j < c1; j += 32) bs_acc<SUMS, ABS>(__ldg(x + j), j - j0, W, inv2w, s, sw, sa);
+        for (int off = 16; off > 0; off >>= 1) {
+            if (SUMS) {
+                s += __shfl_down_sync(kFullMask, s, off);
+                sw += __shfl_down_sync(kFullMask, sw, off);
+            }
+            if (ABS) sa += __shfl_down_sync(kFullMask, sa, off);
+        }
+        if (lane == 0) bs_store<SUMS, ABS, ATOMIC>(a, r, J, s, sw, sa);
+    }
+}
+
+template <bool SUMS, bool ABS, bool ATOMIC>
+void bs_launch(bool notrans, dim3 grid, cudaStream_t s, const bs_args &a)
+{
+    if (notrans) block_sums_n_kernel<SUMS, ABS, ATOMIC><<<grid, kThreads, 0, s>>>(a);
+    else block_sums_t_kernel<SUMS, ABS, ATOMIC><<<grid, kThreads, 0, s>>>(a);
+}
+
+template <bool SUMS, bool ABS>
+void bs_launch_atomic(bool notrans, bool atomic, dim3 grid, cudaStream_t s, const bs_args &a)
+{
+    if (atomic) bs_launch<SUMS, ABS, true>(notrans, grid, s, a);
+    else bs_launch<SUMS, ABS, false>(notrans, grid, s, a);
+}
+
+/* Max of |.| that propagates NaN: once a NaN is seen it stays (fmax would drop it). */
+__device__ __forceinline__ double nan_max(double m, double v)
+{
+    return (v > m || v != v) ? v : m;
+}
+
+/*
+ * col_absmax: one thread block per column c (grid-stride over columns beyond the grid). The 256
+ * threads stride down the column (coalesced), each keeping a running NaN-propagating max of |x|;
+ * a shuffle reduction per warp, then warp 0 reduces the 8 warp results from shared memory and
+ * thread 0 writes out[c]. An empty column (rows == 0) gives 0.
+ */
+__global__ void __launch_bounds__(kThreads)
+    col_absmax_kernel(int64_t rows, int64_t cols, const double *__restrict__ X, int64_t ldx,
+                      double *__restrict__ out)
+{
+    __shared__ double part[kWarps];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int64_t c = blockIdx.x; c < cols; c += gridDim.x) {
+        const double *x = X + c * ldx;
+        double m = 0.0;
+        for (int64_t r = threadIdx.x; r < rows; r += blockDim.x) m = nan_max(m, fabs(__ldg(x + r)));
+        for (int off = 16; off > 0; off >>= 1) m = nan_max(m, __shfl_down_sync(kFullMask, m, off));
+        if (lane == 0) part[warp] = m;
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < kWarps ? part[lane] : 0.0;
+            for (int off = 16; off > 0; off >>= 1)
+                m = nan_max(m, __shfl_down_sync(kFullMask, m, off));
+            if (lane == 0) out[c] = m;
+        }
+        __syncthreads(); /* part is reused by the next column */
+    }
+}
+
+/*
+ * verify_rows: one thread per check (i, J), t = i + J*m so that a warp reads 32 consecutive rows
+ * of the column-major m x nb / m x 2nb inputs (coalesced); grid-stride over t with a block-uniform
+ * loop so every warp stays converged for its ballots. Each thread evaluates abft_row_check (the
+ * same code as the host). Failing checks of a warp take consecutive slots of the flag buffer with
+ * one atomicAdd per warp (ballot + popc); slots >= cap are counted but not stored. Unverifiable
+ * checks are counted the same way (one atomicAdd per warp, not per thread: with NaN inputs every
+ * check may be unverifiable).
+ */
+__global__ void __launch_bounds__(kThreads)
+    verify_rows_kernel(const abft_rowcheck_args_t a, unsigned long long *counters,
+                       abft_flag_t *flags, int64_t cap)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t total = a.m * a.nb, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t0 = (int64_t)blockIdx.x * blockDim.x; t0 < total; t0 += stride) {
+        const int64_t t = t0 + threadIdx.x;
+        int res = 0;
+        int64_t i = 0, J = 0;
+        double de = 0.0, dw = 0.0, tau = 0.0;
+        if (t < total) {
+            J = t / a.m;
+            i = t - J * a.m;
+            res = abft_row_check(&a, i, J, &de, &dw, &tau);
+        }
+        const unsigned fail = __ballot_sync(kFullMask, res == 1);
+        const unsigned unchecked = __ballot_sync(kFullMask, res == 2);
+        if (lane == 0 && unchecked) atomicAdd(&counters[1], (unsigned long long)__popc(unchecked));
+        if (fail) {
+            unsigned long long base = 0;
+            if (lane == 0) base = atomicAdd(&counters[0], (unsigned long long)__popc(fail));
+            base = __shfl_sync(kFullMask, base, 0);
+            if (res == 1) {
+                const unsigned long long slot = base + __popc(fail & ((1u << lane) - 1u));
+                if (slot < (unsigned long long)cap) {
+                    abft_flag_t f;
+                    f.row = i;
+                    f.blk = J;
+                    f.de = de;
+                    f.dw = dw;
+                    f.tau = tau;
+                    flags[slot] = f;
+                }
+            }
+        }
+    }
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
+int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+
+/* Zero the rows x ncols sub-array of a column-major array with leading dimension ld. */
+int zero_cols(double *p, int64_t ld, int64_t rows, int64_t ncols, cudaStream_t s)
+{
+    const size_t width = (size_t)rows * sizeof(double);
+    if (ncols == 1) FTLA_CUDA_TRY(cudaMemsetAsync(p, 0, width, s));
+    else FTLA_CUDA_TRY(cudaMemset2DAsync(p, (size_t)ld * sizeof(double), 0, width, (size_t)ncols, s));
+    return FT_SUCCESS;
+}
+
+/* Stream of queue q, with the state initialised and the queue checked. */
+int queue_stream(ft_context_t *ctx, int q, cudaStream_t *s)
+{
+    if (q < 0 || q >= FT_NQUEUES) return FT_ERR_INTERNAL;
+    FT_CHECK(ft_cuda_ctx_init(ctx));
+    *s = ftla_cuda_stream(ctx, q);
+    return FT_SUCCESS;
+}
+
+} /* namespace */
+
+extern "C" {
+
+/* Flags in the host backend's order: block J, then row i. */
+static int flag_cmp(const void *pa, const void *pb)
+{
+    const abft_flag_t *a = (const abft_flag_t *)pa, *b = (const abft_flag_t *)pb;
+    if (a->blk != b->blk) return a->blk < b->blk ? -1 : 1;
+    if (a->row != b->row) return a->row < b->row ? -1 : 1;
+    return 0;
+}
+
+int abft_cuda_block_sums(ft_context_t *ctx, int q, char trans, int64_t rows, int64_t cols,
+                         const double *X, int64_t ldx, int64_t T, double *sums, int64_t lds,
+                         double *abss, int64_t ldabs)
+{
+    if (rows < 0 || cols < 0) return FT_ERR_INTERNAL;
+    if (rows == 0 || cols == 0 || (!sums && !abss)) return FT_SUCCESS;
+    if (T <= 0 || !X) return FT_ERR_INTERNAL;
+    const bool notrans = ft_is_notrans(trans);
+    if (!notrans && !ft_is_trans(trans)) return FT_ERR_INTERNAL;
+    const int64_t nb = ceil_div(cols, T), tw = imin(T, cols); /* tw: width of a full block */
+    /* leading dimensions, where more than one column is addressed */
+    if (notrans ? (cols > 1 && ldx < rows) : (rows > 1 && ldx < cols)) return FT_ERR_INTERNAL;
+    if ((sums && lds < rows) || (abss && nb > 1 && ldabs < rows)) return FT_ERR_INTERNAL;
+    cudaStream_t s;
+    FT_CHECK(queue_stream(ctx, q, &s));
+    const int64_t nsm = ftla_cuda_sm_count(ctx);
+
+    bs_args a;
+    a.rows = rows;
+    a.cols = cols;
+    a.X = X;
+    a.ldx = ldx;
+    a.T = T;
+    a.W = abft_wden(T);
+    a.nb = nb;
+    a.sums = sums;
+    a.lds = lds;
+    a.abss = abss;
+    a.ldabs = ldabs;
+
+    /* Work items: enough for ~4 waves of resident blocks (N: 8 blocks of 256 threads per SM;
+     * T: 64 warps per SM), splitting blocks into chunks only as far as needed and never below
+     * 64 columns (N: 16 four-wide iterations per thread) or 256 columns (T: 8 loads per lane),
+     * so the atomics stay a small fraction of the traffic. */
+    const int64_t rgroups = notrans ? ceil_div(rows, kThreads) : ceil_div(rows, kWarps);
+    if (rgroups > INT_MAX) return FT_ERR_TOO_LARGE;
+    const int64_t units = notrans ? rgroups * nb : rows * nb;   /* blocks (N) or warps (T) */
+    const int64_t want = notrans ? 32 * nsm : 256 * nsm;
+    const int64_t min_chunk = notrans ? 64 : 256;
+    int64_t nz = 1;
+    if (units < want) nz = imax(1, imin(ceil_div(want, units), tw / min_chunk));
+    a.chunk = ceil_div(tw, nz);
+    a.nz = ceil_div(tw, a.chunk);
+    const bool atomic = a.nz > 1;
+
+    if (atomic) {
+        /* the chunks add into the outputs: zero exactly the rows x 2nb / rows x nb sub-arrays */
+        if (sums) FT_CHECK(zero_cols(sums, lds, rows, 2 * nb, s));
+        if (abss) FT_CHECK(zero_cols(abss, ldabs, rows, nb, s));
+    }
+    const dim3 grid((unsigned)rgroups, (unsigned)imin(nb * a.nz, kMaxGridY), 1);
+    if (sums && abss) bs_launch_atomic<true, true>(notrans, atomic, grid, s, a);
+    else if (sums) bs_launch_atomic<true, false>(notrans, atomic, grid, s, a);
+    else bs_launch_atomic<false, true>(notrans, atomic, grid, s, a);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+int abft_cuda_col_absmax(ft_context_t *ctx, int q, int64_t rows, int64_t cols, const double *X,
+                         int64_t ldx, double *out)
+{
+    if (rows < 0 || cols < 0) return FT_ERR_INTERNAL;
+    if (cols == 0) return FT_SUCCESS;
+    if (!out || (rows > 0 && !X) || (cols > 1 && rows > 0 && ldx < rows)) return FT_ERR_INTERNAL;
+    cudaStream_t s;
+    FT_CHECK(queue_stream(ctx, q, &s));
+    const dim3 grid((unsigned)imin(cols, kMaxGridX));
+    col_absmax_kernel<<<grid, kThreads, 0, s>>>(rows, cols, X, ldx, out);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+int abft_cuda_verify_rows(ft_context_t *ctx, int q, const abft_rowcheck_args_t *args,
+                          abft_flag_t *flags, int64_t cap, int64_t *nflags, int64_t *nunchecked)
+{
+    if (!args || !nflags || !nunchecked || cap < 0 || (cap > 0 && !flags)) return FT_ERR_INTERNAL;
+    *nflags = 0;
+    *nunchecked = 0;
+    if (args->m < 0 || args->nb < 0) return FT_ERR_INTERNAL;
+    cudaStream_t s;
+    FT_CHECK(queue_stream(ctx, q, &s));
+    const int64_t total = args->m * args->nb;
+    if (total == 0) {
+        FTLA_CUDA_TRY(cudaStreamSynchronize(s)); /* the contract: queue q is synchronised */
+        return FT_SUCCESS;
+    }
+    const int64_t nsm = ftla_cuda_sm_count(ctx);
+    const dim3 grid((unsigned)imin(ceil_div(total, kThreads), 16 * nsm));
+
+    /* Device layout of the scratch: 2 counters (failing, unverifiable), then the flag buffer.
+     * The first pass stores at most 4096 flags (a small persistent buffer); in the rare case of
+     * more failures and a larger cap, a second pass re-runs the (cheap, deterministic) checks
+     * with room for min(count, cap) flags. */
+    const size_t head = 256;
+    int64_t dcap = imin(cap, 4096);
+    unsigned long long nf = 0, nu = 0;
+    abft_flag_t *dflags = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        void *dev = NULL, *host = NULL;
+        FT_CHECK(ftla_cuda_scratch(ctx, head + (size_t)dcap * sizeof(abft_flag_t), &dev, &host));
+        unsigned long long *counters = (unsigned long long *)dev;
+        dflags = (abft_flag_t *)((char *)dev + head);
+        FTLA_CUDA_TRY(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned long long), s));
+        verify_rows_kernel<<<grid, kThreads, 0, s>>>(*args, counters, dflags, dcap);
+        FTLA_CUDA_TRY(cudaGetLastError());
+        FTLA_CUDA_TRY(cudaMemcpyAsync(host, counters, 2 * sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, s));
+        FTLA_CUDA_TRY(cudaStreamSynchronize(s));
+        nf = ((const unsigned long long *)host)[0];
+        nu = ((const unsigned long long *)host)[1];
+        if (nf <= (unsigned long long)dcap || dcap == cap) break;
+        dcap = imin((int64_t)nf, cap);
+    }
+    const int64_t ncopy = imin((int64_t)nf, dcap);
+    if (ncopy > 0) {
+        FTLA_CUDA_TRY(cudaMemcpyAsync(flags, dflags, (size_t)ncopy * sizeof(abft_flag_t),
+                                      cudaMemcpyDeviceToHost, s));
+        FTLA_CUDA_TRY(cudaStreamSynchronize(s));
+        /* slots come in atomic order; sort into the host backend's order */
+        qsort(flags, (size_t)ncopy, sizeof(abft_flag_t), flag_cmp);
+    }
+    *nflags = (int64_t)nf;
+    *nunchecked = (int64_t)nu;
+    return FT_SUCCESS;
+}
+
+} /* extern "C" */
