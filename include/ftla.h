@@ -85,6 +85,9 @@ typedef struct {
     int crossover;    /**< ft_dgeqrf: min(m,n) below this goes straight to LAPACK; 0 = automatic,
                            -1 = never (always run the blocked driver) */
     int verbose;      /**< 0 quiet, 1 one line per call, 2 per detected event */
+    int serial_encode;/**< ft_dgemm on CUDA: 0 = encode the operands on a side stream while the
+                           product runs (default), 1 = encode before the product on the main
+                           stream (for measurement; docs/dgemm.md) */
 } ft_policy_t;
 
 /** Opaque context: backend choice, streams, cuBLAS handles, policy, injection plan, statistics. */

@@ -268,7 +268,9 @@ int zero_cols(double *p, int64_t ld, int64_t rows, int64_t ncols, cudaStream_t s
 {
     const size_t width = (size_t)rows * sizeof(double);
     if (ncols == 1) FTLA_CUDA_TRY(cudaMemsetAsync(p, 0, width, s));
-    else FTLA_CUDA_TRY(cudaMemset2DAsync(p, (size_t)ld * sizeof(double), 0, width, (size_t)ncols, s));
+    else
+        FTLA_CUDA_TRY(
+            cudaMemset2DAsync(p, (size_t)ld * sizeof(double), 0, width, (size_t)ncols, s));
     return FT_SUCCESS;
 }
 

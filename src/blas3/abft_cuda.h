@@ -1,6 +1,6 @@
 /*
- * abft_cuda.h — CUDA-only internals shared by src/core/backend_cuda.cu and src/blas3/abft_cuda.cu:
- * the ABFT kernels of the backend table (semantics in core/backend.h, formulas in abft.h) and the
+ * abft_cuda.h — CUDA-only internals shared by core/backend_cuda.cu and blas3/abft_cuda.cu: the
+ * ABFT kernels of the backend table (semantics in core/backend.h, formulas in abft.h) and the
  * few pieces of the private CUDA state they need (stream of a queue, scratch memory, error
  * mapping). Included from .cu files only.
  */

@@ -71,7 +71,7 @@ int abft_host_col_absmax(ft_context_t *ctx, int q, int64_t rows, int64_t cols, c
         double m = 0.0;
         for (int64_t r = 0; r < rows; r++) {
             double v = fabs(X[r + c * ldx]);
-            if (!(v <= m)) m = v; /* keeps NaN */
+            if (v > m || v != v) m = v; /* once NaN, stays NaN */
         }
         out[c] = m;
     }

@@ -83,13 +83,15 @@ static int tile_sums(gemm_t *g, tile_t *t)
 {
     double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
     double *s = g->tmp, *a = g->tmp + 2 * t->mI;
-    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'N', t->mI, t->nJ, Ct, g->ldc, t->nJ, s, t->mI,
+    /* block size g->T, not the tile's own width: the weights of a partial tile must use the
+     * same denominator W as the fast-path checks */
+    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'N', t->mI, t->nJ, Ct, g->ldc, g->T, s, t->mI,
                                a, t->mI));
     FT_CHECK(fetch(g, s, t->mI, 2, t->mI, t->rse)); /* rse then rsw contiguous */
     FT_CHECK(fetch(g, a, t->mI, 1, t->mI, t->rsa));
     s = g->tmp;
     a = g->tmp + 2 * t->nJ;
-    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'T', t->nJ, t->mI, Ct, g->ldc, t->mI, s, t->nJ,
+    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'T', t->nJ, t->mI, Ct, g->ldc, g->T, s, t->nJ,
                                a, t->nJ));
     FT_CHECK(fetch(g, s, t->nJ, 2, t->nJ, t->cse));
     FT_CHECK(fetch(g, a, t->nJ, 1, t->nJ, t->csa));
@@ -128,7 +130,7 @@ static int tile_predict(gemm_t *g, tile_t *t)
     double *Xi = g->tmp, *xa = g->tmp + 2 * k, *q = xa + k, *bn = q + 2 * nJ, *xm = bn + nJ;
     const ft_backend_t *be = g->be;
     if ((st = be->block_sums(g->ctx, FT_Q_MAIN, flip(g->ta), k, mI, opa_rows(g, t->i0), g->lda,
-                             mI, Xi, k, xa, k)))
+                             g->T, Xi, k, xa, k)))
         goto out;
     if ((st = be->col_absmax(g->ctx, FT_Q_MAIN, k, 1, xa, k, xm))) goto out;
     if ((st = be->dgemm(g->ctx, FT_Q_MAIN, flip(g->tb), 'N', nJ, 2, k, 1.0, opb_cols(g, t->j0),
@@ -464,14 +466,14 @@ static int gemm_protected(gemm_t *g)
         if (g->Cb && (st = be->copy_matrix(ctx, FT_Q_MAIN, m, n, g->C, g->ldc, g->Cb, m))) goto out;
     }
     /* encode on the side queue while the product runs on the main queue */
+    const int qe = g->pol.serial_encode ? FT_Q_MAIN : FT_Q_SIDE;
     if ((st = be->fork(ctx, FT_Q_MAIN, FT_Q_SIDE))) goto out;
-    if ((st = be->block_sums(ctx, FT_Q_SIDE, g->tb, k, n, g->B, g->ldb, T, g->Y, k, g->Z, k)))
+    if ((st = be->block_sums(ctx, qe, g->tb, k, n, g->B, g->ldb, T, g->Y, k, g->Z, k))) goto out;
+    if ((st = be->col_absmax(ctx, qe, k, nb, g->Z, k, g->zmax))) goto out;
+    if ((st = be->block_sums(ctx, qe, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m)))
         goto out;
-    if ((st = be->col_absmax(ctx, FT_Q_SIDE, k, nb, g->Z, k, g->zmax))) goto out;
-    if ((st = be->block_sums(ctx, FT_Q_SIDE, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m)))
-        goto out;
-    if ((st = be->dgemm(ctx, FT_Q_SIDE, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0,
-                        g->P, m)))
+    if ((st = be->dgemm(ctx, qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P,
+                        m)))
         goto out;
 
     if ((st = be->event_record(ctx, FT_Q_MAIN, EV_GEMM0))) goto out;

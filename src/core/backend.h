@@ -77,7 +77,7 @@ typedef struct ft_backend {
      * nb = ceil(cols / T) blocks; for every row r and block J (weights w from abft_weight):
      *   sums[r + (2J)  *lds] = sum_{j in J}        X'(r, j)     (if sums != NULL)
      *   sums[r + (2J+1)*lds] = sum_{j in J} w_j *  X'(r, j)
-     *   abss[r + J*lda_]     = sum_{j in J}       |X'(r, j)|    (if abss != NULL)
+     *   abss[r + J*ldabs]     = sum_{j in J}       |X'(r, j)|    (if abss != NULL)
      * Outputs are overwritten. */
     int (*block_sums)(ft_context_t *ctx, int q, char trans, int64_t rows, int64_t cols,
                       const double *X, int64_t ldx, int64_t T, double *sums, int64_t lds,

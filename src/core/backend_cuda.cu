@@ -24,7 +24,7 @@ struct cuda_state {
     int device;                                      /* device current at init */
     int nsm;                                         /* its multiprocessor count */
     cudaStream_t streams[FT_NQUEUES];                /* the queues */
-    cudaStream_t own_main;                           /* our main stream (kept while a user's is set) */
+    cudaStream_t own_main;                           /* ours; kept while a user's is set */
     int user_main;                                   /* streams[FT_Q_MAIN] is the caller's */
     cublasHandle_t handles[FT_NQUEUES];              /* one per queue, created on first use */
     cudaEvent_t events[FT_NEVENTS];                  /* timing events */
@@ -288,7 +288,7 @@ int ftla_cuda_scratch(ft_context_t *ctx, size_t dev_bytes, void **dev, void **ho
 
 /* ---- memory ---------------------------------------------------------------------------------- */
 
-static int c_alloc(ft_context_t *ctx, void **p, size_t bytes)
+static int c_alloc(ft_context_t * /*ctx*/, void **p, size_t bytes)
 {
     *p = NULL;
     if (bytes == 0) bytes = 256; /* like the host backend: a valid, distinct pointer */
@@ -301,12 +301,12 @@ static int c_alloc(ft_context_t *ctx, void **p, size_t bytes)
     return FT_SUCCESS;
 }
 
-static void c_free(ft_context_t *ctx, void *p)
+static void c_free(ft_context_t * /*ctx*/, void *p)
 {
     if (p) CUDA_WARN(cudaFree(p));
 }
 
-static int c_alloc_host(ft_context_t *ctx, void **p, size_t bytes)
+static int c_alloc_host(ft_context_t * /*ctx*/, void **p, size_t bytes)
 {
     *p = NULL;
     if (bytes == 0) bytes = 64;
@@ -319,7 +319,7 @@ static int c_alloc_host(ft_context_t *ctx, void **p, size_t bytes)
     return FT_SUCCESS;
 }
 
-static void c_free_host(ft_context_t *ctx, void *p)
+static void c_free_host(ft_context_t * /*ctx*/, void *p)
 {
     if (p) CUDA_WARN(cudaFreeHost(p));
 }

@@ -148,7 +148,7 @@ int ft_context_set_policy(ft_context_t *ctx, const ft_policy_t *p)
     if (!ctx || !p) return FT_ERR_INVALID_VALUE;
     if (p->protect < 0 || p->protect > 1 || p->tile < 0 || p->tol < 0 || p->nb < 0 ||
         p->verify_every < 0 || p->backup_c < -1 || p->backup_c > 1 || p->crossover < -1 ||
-        p->verbose < 0)
+        p->verbose < 0 || p->serial_encode < 0 || p->serial_encode > 1)
         return FT_ERR_INVALID_VALUE;
     ctx->policy = *p;
     if (ctx->policy.tol == 0) ctx->policy.tol = 2.0;
@@ -188,6 +188,7 @@ static void default_init(void)
     ctx->policy.protect = env_long("FTLA_PROTECT", 1) != 0;
     ctx->policy.tile = (int)env_long("FTLA_TILE", 0);
     ctx->policy.nb = (int)env_long("FTLA_NB", 0);
+    ctx->policy.serial_encode = env_long("FTLA_SERIAL_ENCODE", 0) != 0;
     const char *t = getenv("FTLA_TOL");
     if (t && *t) {
         double v = strtod(t, NULL);
