@@ -1,2 +1,0 @@
-include(CMakeFindDependencyMacro)
-include(${CMAKE_CURRENT_LIST_DIR}/ftlaTargets.cmake)

@@ -1,6 +1,0 @@
-# CMake generated Testfile for 
-# Source directory: /work/main/testing
-# Build directory: /work/main/build/testing
-# 
-# This file includes the relevant testing commands required for 
-# testing this directory and lists subdirectories to be tested as well.
