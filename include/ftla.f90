@@ -72,6 +72,7 @@ module ftla
         integer(c_int) :: verify_every !< ft_dgeqrf online verification period
         integer(c_int) :: crossover    !< ft_dgeqrf LAPACK crossover
         integer(c_int) :: verbose      !< 0, 1 or 2
+        integer(c_int) :: serial_encode !< ft_dgemm on CUDA: 1 = encode before the product
     end type ft_policy_t
 
     !> ft_fault_t: one planned fault (row/col/call/step = -1: random / next call).

@@ -66,7 +66,8 @@ int ft_cuda_available(void);
  */
 typedef void (*ft_xerbla_t)(const char *srname, int info);
 void ft_xerbla(const char *srname, int info);
-/** Install a handler (NULL restores the default). Returns the previous one. Thread-safe. */
+/** Install a handler (NULL restores the default). Returns the previous handler, or NULL when
+ *  it was the default. Thread-safe. */
 ft_xerbla_t ft_set_xerbla(ft_xerbla_t handler);
 
 /* ------------------------------------------------------------------------------------------- */
@@ -135,7 +136,9 @@ typedef struct {
     int64_t step;     /**< QR panel step (or -1 = random); ignored by ft_dgemm */
 } ft_fault_t;
 
-/** Append a fault to the context's plan (at most 64 pending). */
+/** Append a fault to the context's plan (at most 64 pending). A fault planned for a call that
+ *  cannot apply it (ft_dgemm: regions other than C and CHECKSUM, or no product because alpha = 0
+ *  or k = 0) is dropped at the end of that call. */
 int ft_inject_add(ft_context_t *ctx, const ft_fault_t *fault);
 /** Remove all pending faults. */
 int ft_inject_clear(ft_context_t *ctx);

@@ -1,6 +1,6 @@
-/* abft_host.c — the ABFT kernels on the host: plain loops the compiler vectorises, split over
- * single-threaded on purpose: OpenMP threads next to OpenBLAS's own threads oversubscribe two
- * cores and slowed the whole call down (bench/NOTES.md). */
+/* abft_host.c — the ABFT kernels on the host: plain loops the compiler vectorises.
+ * Single-threaded on purpose: OpenMP threads next to OpenBLAS's own threads oversubscribed the
+ * two cores and slowed the whole call down (bench/NOTES.md). */
 #include "blas3/abft_host.h"
 
 #include <math.h>
@@ -47,12 +47,25 @@ int abft_host_block_sums(ft_context_t *ctx, int q, char trans, int64_t rows, int
             const double *x = X + r * ldx;
             for (int64_t J = 0; J < nb; J++) {
                 int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
-                double e = 0, wsum = 0, a = 0;
-                for (int64_t j = j0; j < j1; j++) {
-                    e += x[j];
-                    wsum += abft_weight(j - j0, W) * x[j];
-                    a += fabs(x[j]);
+                /* four independent partial sums per quantity so the loop vectorises */
+                double e4[4] = {0, 0, 0, 0}, w4[4] = {0, 0, 0, 0}, a4[4] = {0, 0, 0, 0};
+                const double h = 0.5 / (double)W, base = (double)(W + 1) * h;
+                int64_t j = j0;
+                for (; j + 4 <= j1; j += 4)
+                    for (int l = 0; l < 4; l++) {
+                        double v = x[j + l];
+                        e4[l] += v;
+                        w4[l] += (base + (double)(j + l - j0) * h) * v;
+                        a4[l] += fabs(v);
+                    }
+                for (; j < j1; j++) {
+                    e4[0] += x[j];
+                    w4[0] += abft_weight(j - j0, W) * x[j];
+                    a4[0] += fabs(x[j]);
                 }
+                double e = (e4[0] + e4[1]) + (e4[2] + e4[3]);
+                double wsum = (w4[0] + w4[1]) + (w4[2] + w4[3]);
+                double a = (a4[0] + a4[1]) + (a4[2] + a4[3]);
                 if (sums) {
                     sums[r + 2 * J * lds] = e;
                     sums[r + (2 * J + 1) * lds] = wsum;

@@ -451,7 +451,8 @@ static int gemm_protected(gemm_t *g)
     g->tmp = p;
 
     int st = FT_SUCCESS;
-    abft_flag_t *flags = malloc(FLAG_CAP * sizeof *flags);
+    if (!ctx->flags) ctx->flags = malloc(FLAG_CAP * sizeof(abft_flag_t));
+    abft_flag_t *flags = ctx->flags;
     if (!flags) {
         st = FT_ERR_ALLOC;
         goto out;
@@ -508,7 +509,6 @@ static int gemm_protected(gemm_t *g)
 out:
     be->sync(ctx, FT_Q_SIDE);
     be->sync(ctx, FT_Q_MAIN);
-    free(flags);
     return st;
 }
 
@@ -558,7 +558,7 @@ static int dgemm_driver(ft_context_t *ctx, int is_gpu, const char *name, char ta
     const int64_t nrowa = ft_is_notrans(ta) ? m : k, ncola = ft_is_notrans(ta) ? k : m;
     const int64_t nrowb = ft_is_notrans(tb) ? k : n, ncolb = ft_is_notrans(tb) ? n : k;
     const int scale_only = alpha == 0.0 || k == 0; /* C := beta*C, no product to protect */
-    const int host_on_gpu = !is_gpu && be->kind == FT_DEVICE_CUDA;
+    int host_on_gpu = !is_gpu && be->kind == FT_DEVICE_CUDA;
     double *dA = NULL, *dB = NULL, *dC = NULL, *Cb = NULL;
 
     if (host_on_gpu) {
@@ -571,6 +571,7 @@ static int dgemm_driver(ft_context_t *ctx, int is_gpu, const char *name, char ta
                 be = ft_backend_host();
                 rep->backend = be->kind;
                 g.be = be;
+                host_on_gpu = 0;
                 goto run;
             }
             return rep->status = FT_ERR_TOO_LARGE;
@@ -623,6 +624,9 @@ run:
     }
 done:
     if (host_on_gpu || Cb) ft_workspace_trim(ctx, FT_WS_KEEP);
+    /* faults planned for this call that ft_dgemm cannot apply (regions of other routines, or
+     * no product to corrupt) are dropped, not left to hit a later call */
+    ft_inject_drop_call(ctx);
     ctx->ncalls++;
     rep->status = st;
     rep->time_total = ft_wtime() - t0;

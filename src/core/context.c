@@ -123,6 +123,7 @@ int ft_context_destroy(ft_context_t *ctx)
 {
     if (!ctx) return FT_SUCCESS;
     ft_workspace_release(ctx);
+    free(ctx->flags);
     if (ctx->cuda_ready) ft_cuda_ctx_fini(ctx);
     pthread_mutex_destroy(&ctx->lock);
     free(ctx);

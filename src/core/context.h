@@ -29,6 +29,7 @@ struct ft_context {
     /* grow-only workspaces, [backend kind == CUDA][slot]: per-call allocation would page-fault
      * on the host and synchronise the device (cudaFree) on the GPU */
     void *ws[2][FT_WS_SLOTS];
+    void *flags;                /* host buffer for failing checks (ft_dgemm), allocated once */
     size_t ws_size[2][FT_WS_SLOTS];
 };
 
@@ -65,6 +66,8 @@ double ft_flip_bit(double x, int bit);
  * for panel step `step` (-1: any step); at most `cap`. Random steps are resolved by the caller
  * with ft_rng_next. Returns how many were taken. */
 int ft_inject_take(ft_context_t *ctx, ft_region_t region, int64_t step, ft_fault_t *out, int cap);
+/* Drop the faults still planned for the current call (it could not apply them). */
+int ft_inject_drop_call(ft_context_t *ctx);
 /* Apply one fault to element (row, col) of a rows x cols work-memory matrix X (ld ldx),
  * resolving random row/col/bit, recording the event. */
 int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, const ft_fault_t *f, double *X,

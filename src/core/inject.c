@@ -86,3 +86,19 @@ int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, const ft_fault_t 
     if (col_out) *col_out = j;
     return FT_SUCCESS;
 }
+
+int ft_inject_drop_call(ft_context_t *ctx)
+{
+    int keep = 0, dropped = 0;
+    for (int i = 0; i < ctx->nfaults; i++) {
+        if (ctx->faults[i].call == ctx->ncalls) {
+            dropped++;
+            ft_log(ctx, 1, "fault in region %d planned for call %lld not applicable: dropped",
+                   (int)ctx->faults[i].region, (long long)ctx->ncalls);
+        } else {
+            ctx->faults[keep++] = ctx->faults[i];
+        }
+    }
+    ctx->nfaults = keep;
+    return dropped;
+}

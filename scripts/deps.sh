@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# scripts/deps.sh — install what ftla needs to build and test, only when something is missing.
+#
+# Needs: cmake, a C compiler (gcc), g++, gfortran (optional: the Fortran example), make,
+# pkg-config, OpenBLAS (with CBLAS) and LAPACKE headers + libraries. On Debian/Ubuntu as root this
+# runs `apt-get update && apt-get install -y --no-install-recommends ...` for the missing packages;
+# anywhere else it says what is missing and leaves the rest to you (CMake stops with a clear
+# message if a library is really absent; a staged prefix works too: CMAKE_PREFIX_PATH=...).
+# The CUDA toolkit is not installed here: CMake uses it when /usr/local/cuda/bin/nvcc (or nvcc on
+# PATH) exists.
+set -euo pipefail
+
+pkgs=(cmake gcc g++ gfortran make libopenblas-dev liblapacke-dev pkg-config)
+
+# A package counts as present when dpkg says so, or (without dpkg) when its tool / header exists.
+have_pkg() {
+    if command -v dpkg-query >/dev/null 2>&1; then
+        dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" && return 0
+    fi
+    case "$1" in
+        libopenblas-dev) for d in /usr/include /usr/include/openblas /usr/include/x86_64-linux-gnu \
+                                  /usr/include/x86_64-linux-gnu/openblas-pthread /usr/local/include; do
+                             [ -f "$d/cblas.h" ] && return 0
+                         done; return 1 ;;
+        liblapacke-dev)  [ -f /usr/include/lapacke.h ] || [ -f /usr/local/include/lapacke.h ] ;;
+        *)               command -v "$1" >/dev/null 2>&1 ;;
+    esac
+}
+
+missing=()
+for p in "${pkgs[@]}"; do
+    have_pkg "$p" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "deps: everything present (${pkgs[*]})"
+    exit 0
+fi
+
+echo "deps: missing: ${missing[*]}"
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "deps: no apt-get on this system; install the equivalents of the packages above" \
+         "with your package manager, then run this again. Continuing; the build may fail." >&2
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "deps: not root, so not installing. Run as root, or:" >&2
+    echo "      sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+    echo "deps: continuing; the build may fail." >&2
+    exit 0
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"
+echo "deps: installed ${missing[*]}"

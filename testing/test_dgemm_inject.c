@@ -1,0 +1,423 @@
+/*
+ * test_dgemm_inject.c — ft_dgemm detects and corrects the soft errors injected into it.
+ *
+ * Faults are planned with ft_inject_add on an explicit context and applied by ft_dgemm "during
+ * the computation" (FT_REGION_C: the result after the product; FT_REGION_CHECKSUM: the
+ * predicted row checksums P, an m x 2nb matrix). Every corrected result must match the
+ * fault-free result of a separate ft_dgemm call to error ratio < 30, and the report must count
+ * and list what happened:
+ *   - single bit flips at bits 63 (sign), 62, 60, 55, 52 (exponent), 51, 50, 48 (high
+ *     mantissa), at chosen elements (inside, and in the partial last tile) and random ones,
+ *     square and rectangular sizes with several tiles (tile 64) and with the automatic tile;
+ *   - 2 and 3 errors in one row of a tile, 2 and 3 in one column (corrected in place);
+ *   - a non-collinear pattern in one tile (recomputed), for beta = 0 and beta != 0 (backup of
+ *     C on host data by default); without the backup (policy.backup_c = 0) it is reported
+ *     uncorrectable;
+ *   - errors in different tiles, each corrected;
+ *   - a corrupted checksum: recognised, nothing corrected, C intact;
+ *   - additive faults (bit = -1, value).
+ *
+ * Usage: test_dgemm_inject [cpu|cuda|auto]
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, setenv, strcasecmp */
+#include "testing_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOL 30.0
+
+static ft_device_t g_dev;
+
+/* One problem: operands, the input C0 and the fault-free result Cff. */
+typedef struct {
+    const char *name;
+    ft_context_t *ctx;
+    char ta, tb;
+    int64_t m, n, k, lda, ldb, ldc;
+    double alpha, beta;
+    double *A, *B, *C0, *Cff, *C;
+    double den; /* the error-ratio denominator: element tolerance = TOL * den */
+} prob_t;
+
+static ft_context_t *make_ctx(int tile, int backup_c)
+{
+    ft_context_t *ctx = NULL;
+    int st = ft_context_create(&ctx, g_dev);
+    TU_CHECK(st == 0, "ft_context_create(%s): %s", tu_device_name(g_dev), ft_strerror(st));
+    if (!ctx) exit(tu_finish());
+    ft_policy_t pol;
+    ft_context_get_policy(ctx, &pol);
+    pol.tile = tile;
+    pol.backup_c = backup_c;
+    st = ft_context_set_policy(ctx, &pol);
+    TU_CHECK(st == 0, "ft_context_set_policy: %s", ft_strerror(st));
+    ft_inject_seed(ctx, 7);
+    return ctx;
+}
+
+static void prob_init(prob_t *p, const char *name, ft_context_t *ctx, tu_rng_t *rng, char ta,
+                      char tb, int64_t m, int64_t n, int64_t k, double alpha, double beta)
+{
+    memset(p, 0, sizeof *p);
+    p->name = name, p->ctx = ctx, p->ta = ta, p->tb = tb, p->m = m, p->n = n, p->k = k;
+    p->alpha = alpha, p->beta = beta;
+    const int64_t nrowa = tu_nrows(ta, m, k), ncola = tu_nrows(ta, k, m);
+    const int64_t nrowb = tu_nrows(tb, k, n), ncolb = tu_nrows(tb, n, k);
+    p->lda = nrowa + 1, p->ldb = nrowb, p->ldc = m + 3;
+    p->A = tu_malloc(p->lda * ncola);
+    p->B = tu_malloc(p->ldb * ncolb);
+    p->C0 = tu_malloc(p->ldc * n);
+    p->Cff = tu_malloc(p->ldc * n);
+    p->C = tu_malloc(p->ldc * n);
+    tu_set_all(p->lda, ncola, p->A, 0.5);
+    tu_fill(rng, nrowa, ncola, p->A, p->lda);
+    tu_fill(rng, nrowb, ncolb, p->B, p->ldb);
+    tu_set_all(p->ldc, n, p->C0, -3.0);
+    tu_fill(rng, m, n, p->C0, p->ldc);
+
+    /* the fault-free result: a separate ft_dgemm call without faults */
+    memcpy(p->Cff, p->C0, (size_t)(p->ldc * n) * sizeof(double));
+    ft_report_t rep;
+    int st = ft_dgemm_ex(ctx, ta, tb, (ft_int)m, (ft_int)n, (ft_int)k, alpha, p->A, (ft_int)p->lda,
+                         p->B, (ft_int)p->ldb, beta, p->Cff, (ft_int)p->ldc, &rep);
+    TU_CHECK(st == 0 && rep.detected == 0 && rep.injected == 0 && rep.checksum_errors == 0,
+             "%s: fault-free call: status %d detected %lld", name, st, (long long)rep.detected);
+    /* ... which is itself right */
+    double *R = tu_malloc(p->ldc * n);
+    memcpy(R, p->C0, (size_t)(p->ldc * n) * sizeof(double));
+    tu_ref_dgemm(ta, tb, m, n, k, alpha, p->A, p->lda, p->B, p->ldb, beta, R, p->ldc);
+    double ratio = tu_gemm_ratio(ta, tb, m, n, k, alpha, p->A, p->lda, p->B, p->ldb, beta, p->C0,
+                                 p->ldc, p->Cff, p->ldc, R, p->ldc);
+    TU_CHECK(ratio < TOL, "%s: fault-free result error ratio %.3e", name, ratio);
+    free(R);
+    p->den = (sqrt((double)k + 2.0) * fabs(alpha) * tu_opnorm1(ta, m, k, p->A, p->lda) *
+                  tu_opnorm1(tb, k, n, p->B, p->ldb) +
+              2.0 * fabs(beta) * tu_dlange('1', m, n, p->C0, p->ldc)) *
+             tu_eps();
+}
+
+static void prob_free(prob_t *p)
+{
+    free(p->A);
+    free(p->B);
+    free(p->C0);
+    free(p->Cff);
+    free(p->C);
+}
+
+/* Plan the faults, run ft_dgemm on a fresh copy of C0 into p->C. Returns the status. */
+static int run(prob_t *p, const ft_fault_t *f, int nf, ft_report_t *rep)
+{
+    memcpy(p->C, p->C0, (size_t)(p->ldc * p->n) * sizeof(double));
+    for (int i = 0; i < nf; i++) {
+        int st = ft_inject_add(p->ctx, &f[i]);
+        TU_CHECK(st == 0, "%s: ft_inject_add: %s", p->name, ft_strerror(st));
+    }
+    memset(rep, 0, sizeof *rep);
+    int st =
+        ft_dgemm_ex(p->ctx, p->ta, p->tb, (ft_int)p->m, (ft_int)p->n, (ft_int)p->k, p->alpha, p->A,
+                    (ft_int)p->lda, p->B, (ft_int)p->ldb, p->beta, p->C, (ft_int)p->ldc, rep);
+    ft_inject_clear(p->ctx);
+    return st;
+}
+
+static double ratio_vs_faultfree(const prob_t *p)
+{
+    return tu_gemm_ratio(p->ta, p->tb, p->m, p->n, p->k, p->alpha, p->A, p->lda, p->B, p->ldb,
+                         p->beta, p->C0, p->ldc, p->C, p->ldc, p->Cff, p->ldc);
+}
+
+static ft_fault_t flip_at(int64_t row, int64_t col, int bit)
+{
+    return (ft_fault_t){.region = FT_REGION_C,
+                        .row = row,
+                        .col = col,
+                        .bit = bit,
+                        .value = 0.0,
+                        .call = -1,
+                        .step = -1};
+}
+
+static ft_fault_t add_at(int64_t row, int64_t col, double value)
+{
+    return (ft_fault_t){.region = FT_REGION_C,
+                        .row = row,
+                        .col = col,
+                        .bit = -1,
+                        .value = value,
+                        .call = -1,
+                        .step = -1};
+}
+
+static double flip_bit(double x, int bit)
+{
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    u ^= (uint64_t)1 << bit;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+enum { FIX_INPLACE = 0, FIX_RECOMPUTE = 1 };
+
+/*
+ * Every fault of f[] into C must be detected and corrected (in place or by recomputing its
+ * tile, as `how` says), C must match the fault-free result, and the report's events must list
+ * each injected position (and, in place, its correction back to the fault-free value).
+ */
+static void expect_corrected(prob_t *p, const char *what, const ft_fault_t *f, int nf, int how)
+{
+    ft_report_t rep;
+    int st = run(p, f, nf, &rep);
+    int bad0 = (int)tu_failed;
+    char where[256];
+    snprintf(where, sizeof where, "%s, %s", p->name, what);
+    TU_CHECK(st == 0 && rep.status == 0, "status %d report %d (%s): %s", st, rep.status,
+             ft_strerror(st), where);
+    TU_CHECK(rep.injected == nf, "injected %lld != %d: %s", (long long)rep.injected, nf, where);
+    TU_CHECK(rep.detected == nf, "detected %lld != %d: %s", (long long)rep.detected, nf, where);
+    TU_CHECK(rep.corrected == nf, "corrected %lld != %d: %s", (long long)rep.corrected, nf, where);
+    TU_CHECK(rep.uncorrectable == 0, "uncorrectable %lld: %s", (long long)rep.uncorrectable, where);
+    TU_CHECK(rep.checksum_errors == 0, "checksum_errors %lld: %s", (long long)rep.checksum_errors,
+             where);
+    if (how == FIX_INPLACE)
+        TU_CHECK(rep.recomputed == 0 && rep.located == nf,
+                 "recomputed %lld located %lld (expected in-place correction): %s",
+                 (long long)rep.recomputed, (long long)rep.located, where);
+    else
+        TU_CHECK(rep.recomputed >= 1, "recomputed %lld (expected >= 1): %s",
+                 (long long)rep.recomputed, where);
+    double ratio = ratio_vs_faultfree(p);
+    TU_CHECK(ratio < TOL, "error ratio vs fault-free %.3e: %s", ratio, where);
+
+    /* events: the injected positions, the flipped values, the corrections */
+    int ninj = 0;
+    for (int e = 0; e < rep.nevents; e++) {
+        const ft_event_t *ev = &rep.events[e];
+        if (ev->kind != FT_EVENT_INJECTED) continue;
+        ninj++;
+        TU_CHECK(ev->region == FT_REGION_C && ev->row >= 0 && ev->row < p->m && ev->col >= 0 &&
+                     ev->col < p->n,
+                 "injected event region %d at (%lld,%lld): %s", (int)ev->region, (long long)ev->row,
+                 (long long)ev->col, where);
+        if (ev->row < 0 || ev->row >= p->m || ev->col < 0 || ev->col >= p->n) continue;
+        double ff = p->Cff[TU_IX(ev->row, ev->col, p->ldc)];
+        TU_CHECK(fabs(ev->before - ff) <= TOL * p->den,
+                 "injected event before %.17g, fault-free %.17g: %s", ev->before, ff, where);
+        if (how == FIX_INPLACE) {
+            int c = tu_find_event(&rep, FT_EVENT_CORRECTED, ev->row, ev->col);
+            TU_CHECK(c >= 0, "no corrected event at (%lld,%lld): %s", (long long)ev->row,
+                     (long long)ev->col, where);
+            if (c >= 0)
+                TU_CHECK(fabs(rep.events[c].after - ff) <= TOL * p->den,
+                         "corrected (%lld,%lld) to %.17g, fault-free %.17g: %s", (long long)ev->row,
+                         (long long)ev->col, rep.events[c].after, ff, where);
+        }
+    }
+    TU_CHECK(ninj == nf, "%d injected events != %d: %s", ninj, nf, where);
+    for (int i = 0; i < nf; i++) {
+        if (f[i].row < 0 || f[i].col < 0) continue;
+        int e = tu_find_event(&rep, FT_EVENT_INJECTED, f[i].row, f[i].col);
+        TU_CHECK(e >= 0, "no injected event at (%lld,%lld): %s", (long long)f[i].row,
+                 (long long)f[i].col, where);
+        if (e >= 0 && f[i].bit >= 0) {
+            double want = flip_bit(rep.events[e].before, f[i].bit);
+            TU_CHECK(memcmp(&rep.events[e].after, &want, sizeof want) == 0,
+                     "event after %.17g is not bit %d of %.17g flipped: %s", rep.events[e].after,
+                     f[i].bit, rep.events[e].before, where);
+        }
+    }
+    if (how == FIX_RECOMPUTE) {
+        int nrec = 0;
+        for (int e = 0; e < rep.nevents; e++) nrec += rep.events[e].kind == FT_EVENT_RECOMPUTED;
+        TU_CHECK(nrec >= 1, "no recomputed event: %s", where);
+    }
+    if ((int)tu_failed != bad0) tu_print_report(what, &rep);
+}
+
+static void single_flips(prob_t *p, tu_rng_t *rng)
+{
+    static const int bits[] = {63, 62, 60, 55, 52, 51, 50, 48};
+    const int64_t pos[][2] = {
+        {p->m / 3, p->n / 2}, {p->m - 1, p->n - 1}, {0, p->n - 1}, {-1, -1}, {-1, -1}};
+    char what[128];
+    for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++)
+        for (size_t q = 0; q < sizeof pos / sizeof pos[0]; q++) {
+            ft_fault_t f = flip_at(pos[q][0], pos[q][1], bits[b]);
+            snprintf(what, sizeof what, "single flip bit %d at (%lld,%lld)", bits[b],
+                     (long long)pos[q][0], (long long)pos[q][1]);
+            expect_corrected(p, what, &f, 1, FIX_INPLACE);
+        }
+    /* additive faults, large and small (still far above the rounding threshold) */
+    ft_fault_t f = add_at(p->m / 2, p->n / 3, 0.75);
+    expect_corrected(p, "additive +0.75", &f, 1, FIX_INPLACE);
+    f = add_at(-1, -1, -1e6);
+    expect_corrected(p, "additive -1e6 at a random element", &f, 1, FIX_INPLACE);
+    f = add_at(tu_int(rng, 0, (int)p->m - 1), tu_int(rng, 0, (int)p->n - 1), 1e-3);
+    expect_corrected(p, "additive 1e-3", &f, 1, FIX_INPLACE);
+}
+
+/* Multi-error patterns for tile 64 (m, n >= 200). */
+static void patterns(prob_t *p)
+{
+    ft_fault_t f[4];
+    /* 2 and 3 errors in one row of tile (1,1), different columns */
+    f[0] = flip_at(70, 66, 60), f[1] = flip_at(70, 100, 55), f[2] = flip_at(70, 127, 50);
+    expect_corrected(p, "2 errors in one tile row", f, 2, FIX_INPLACE);
+    expect_corrected(p, "3 errors in one tile row", f, 3, FIX_INPLACE);
+    /* 2 and 3 errors in one column of tile (1,2) */
+    f[0] = flip_at(66, 140, 62), f[1] = flip_at(101, 140, 52), f[2] = flip_at(127, 140, 48);
+    expect_corrected(p, "2 errors in one tile column", f, 2, FIX_INPLACE);
+    expect_corrected(p, "3 errors in one tile column", f, 3, FIX_INPLACE);
+    /* not on one line: the tile is recomputed */
+    f[0] = flip_at(70, 66, 58), f[1] = flip_at(100, 101, 51);
+    expect_corrected(p, "non-collinear pair in one tile", f, 2, FIX_RECOMPUTE);
+    /* errors in different tiles, each corrected on its own */
+    f[0] = flip_at(10, 10, 61), f[1] = flip_at(100, 140, 49), f[2] = flip_at(p->m - 1, 70, 63),
+    f[3] = flip_at(130, p->n - 1, 53);
+    expect_corrected(p, "4 errors in 4 tiles", f, 4, FIX_INPLACE);
+}
+
+/* A corrupted predicted checksum: recognised, no data changed. */
+static void checksum_fault(prob_t *p, int64_t row, int64_t col, int bit)
+{
+    ft_fault_t f = {.region = FT_REGION_CHECKSUM,
+                    .row = row,
+                    .col = col,
+                    .bit = bit,
+                    .value = 0.0,
+                    .call = -1,
+                    .step = -1};
+    ft_report_t rep;
+    int st = run(p, &f, 1, &rep);
+    int bad0 = (int)tu_failed;
+    char where[256];
+    snprintf(where, sizeof where, "%s, checksum P(%lld,%lld) bit %d", p->name, (long long)row,
+             (long long)col, bit);
+    TU_CHECK(st == 0 && rep.status == 0, "status %d: %s", st, where);
+    TU_CHECK(rep.injected == 1, "injected %lld: %s", (long long)rep.injected, where);
+    TU_CHECK(rep.checksum_errors >= 1, "checksum_errors %lld: %s", (long long)rep.checksum_errors,
+             where);
+    TU_CHECK(rep.corrected == 0 && rep.recomputed == 0 && rep.uncorrectable == 0,
+             "corrected %lld recomputed %lld: %s", (long long)rep.corrected,
+             (long long)rep.recomputed, where);
+    double ratio = ratio_vs_faultfree(p);
+    TU_CHECK(ratio < TOL, "error ratio vs fault-free %.3e: %s", ratio, where);
+    int e = tu_find_event(&rep, FT_EVENT_INJECTED, row < 0 ? -1 : row, col);
+    if (row >= 0) {
+        TU_CHECK(e >= 0 && rep.events[e].region == FT_REGION_CHECKSUM,
+                 "no injected checksum event: %s", where);
+        e = tu_find_event(&rep, FT_EVENT_CHECKSUM, row, -1);
+        TU_CHECK(e >= 0, "no checksum event at row %lld: %s", (long long)row, where);
+    }
+    if ((int)tu_failed != bad0) tu_print_report("checksum fault", &rep);
+}
+
+/*
+ * A checksum corrupted to Inf (e.g. an exponent flip of a value in [1, 2) at bit 62): the
+ * prediction is not finite, so ft_dgemm cannot tell it from a non-finite input and skips that
+ * check (report.unchecked) instead of naming a checksum error. Either way the data must stay
+ * intact and the call succeed.
+ */
+static void checksum_nonfinite(prob_t *p, int64_t row, int64_t col)
+{
+    ft_fault_t f = {.region = FT_REGION_CHECKSUM,
+                    .row = row,
+                    .col = col,
+                    .bit = -1,
+                    .value = INFINITY,
+                    .call = -1,
+                    .step = -1};
+    ft_report_t rep;
+    int st = run(p, &f, 1, &rep);
+    char where[256];
+    snprintf(where, sizeof where, "%s, checksum P(%lld,%lld) := Inf", p->name, (long long)row,
+             (long long)col);
+    TU_CHECK(st == 0 && rep.status == 0, "status %d: %s", st, where);
+    TU_CHECK(rep.injected == 1, "injected %lld: %s", (long long)rep.injected, where);
+    TU_CHECK(rep.checksum_errors + rep.unchecked >= 1,
+             "neither a checksum error nor a skipped check reported: %s", where);
+    TU_CHECK(rep.corrected == 0 && rep.recomputed == 0 && rep.uncorrectable == 0,
+             "corrected %lld recomputed %lld: %s", (long long)rep.corrected,
+             (long long)rep.recomputed, where);
+    double ratio = ratio_vs_faultfree(p);
+    TU_CHECK(ratio < TOL, "error ratio vs fault-free %.3e: %s", ratio, where);
+}
+
+int main(int argc, char **argv)
+{
+    g_dev = tu_device_from_args(argc, argv);
+    ft_context_t *c64 = make_ctx(64, -1), *cauto = make_ctx(0, -1), *cnobackup = make_ctx(64, 0);
+    tu_rng_t rng;
+    tu_seed(&rng, 31337);
+    prob_t p;
+
+    /* square, tile 64 (4 x 4 tiles, the last ones partial), beta != 0 */
+    prob_init(&p, "NN 200x200x200 beta 0.3 tile 64", c64, &rng, 'N', 'N', 200, 200, 200, 1.0, 0.3);
+    single_flips(&p, &rng);
+    patterns(&p);
+    checksum_fault(&p, 70, 2 * 1, 60);      /* plain check of block 1 */
+    checksum_fault(&p, 150, 2 * 2 + 1, 57); /* weighted check of block 2 */
+    checksum_fault(&p, 199, 2 * 3, 61);     /* the partial last block */
+    checksum_nonfinite(&p, 100, 2 * 1 + 1);
+    prob_free(&p);
+
+    /* rectangular, transposed A, beta = 0 (non-collinear errors recomputed without backup) */
+    prob_init(&p, "TN 150x300x170 beta 0 tile 64", c64, &rng, 'T', 'N', 150, 300, 170, -0.7, 0.0);
+    single_flips(&p, &rng);
+    patterns(&p);
+    checksum_fault(&p, 33, 2 * 4 + 1, 61);
+    prob_free(&p);
+
+    /* rectangular the other way, transposed B */
+    prob_init(&p, "NT 300x150x250 beta -0.5 tile 64", c64, &rng, 'N', 'T', 300, 150, 250, 1.3,
+              -0.5);
+    single_flips(&p, &rng);
+    patterns(&p);
+    checksum_fault(&p, 299, 0, 59);
+    prob_free(&p);
+
+    /* the automatic tile (T = 256 here: 2 x 2 tiles, the last ones partial), both transposed */
+    prob_init(&p, "CT 300x280x200 beta 0.3 auto tile", cauto, &rng, 'C', 'T', 300, 280, 200, 1.0,
+              0.3);
+    single_flips(&p, &rng);
+    {
+        ft_fault_t f[3] = {flip_at(20, 30, 60), flip_at(20, 200, 55), flip_at(290, 270, 62)};
+        expect_corrected(&p, "2 in one row + 1 in another tile", f, 3, FIX_INPLACE);
+        f[0] = flip_at(20, 30, 60), f[1] = flip_at(100, 31, 55);
+        expect_corrected(&p, "non-collinear pair (auto tile)", f, 2, FIX_RECOMPUTE);
+    }
+    checksum_fault(&p, 120, 1, 60);
+    prob_free(&p);
+
+    /* beta != 0 without a backup of C: a non-collinear pattern cannot be recomputed */
+    prob_init(&p, "NN 130x130x90 beta 0.3 no backup", cnobackup, &rng, 'N', 'N', 130, 130, 90, 1.0,
+              0.3);
+    {
+        ft_fault_t f[2] = {flip_at(70, 66, 58), flip_at(100, 101, 51)};
+        expect_corrected(&p, "single row pair without backup", f, 1, FIX_INPLACE);
+        ft_report_t rep;
+        int st = run(&p, f, 2, &rep);
+        if (rep.backend == FT_DEVICE_CPU) {
+            TU_CHECK(st == FT_ERR_UNCORRECTABLE && rep.status == st && rep.uncorrectable >= 1 &&
+                         rep.detected >= 1 &&
+                         tu_find_event(&rep, FT_EVENT_UNCORRECTABLE, 64, 64) >= 0,
+                     "no backup, beta != 0, non-collinear pair: status %d uncorrectable %lld", st,
+                     (long long)rep.uncorrectable);
+        } else {
+            /* host data on the GPU: the caller's host C serves as the backup */
+            TU_CHECK((st == FT_ERR_UNCORRECTABLE && rep.uncorrectable >= 1) ||
+                         (st == 0 && rep.corrected == 2 && ratio_vs_faultfree(&p) < TOL),
+                     "no backup (cuda), non-collinear pair: status %d corrected %lld", st,
+                     (long long)rep.corrected);
+        }
+    }
+    prob_free(&p);
+
+    ft_context_destroy(c64);
+    ft_context_destroy(cauto);
+    ft_context_destroy(cnobackup);
+    return tu_finish();
+}
