@@ -93,7 +93,7 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e1));
     const double alpha = 1.0;
     int fails = 0, nbad = 0;
-    printf("%%   M     N     K  tr  beta  cuBLAS_TF/s  ft_TF/s  ratio  ft/cuBLAS_ms     err  inj/det/cor  protect_ms\n");
+    printf("%%   M     N     K  tr  beta  cuBLAS_TF/s  ft_TF/s  ratio  off_TF/s on/off  ft/cuBLAS_ms     err  inj/det/cor  protect_ms\n");
     for (int t = 0; t < nn; t++) {
         const int n = ns[t];
         const size_t sz = (size_t)n * n;
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
         CK(cudaMemcpy(dA, hA, sz * 8, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dB, hB, sz * 8, cudaMemcpyHostToDevice));
         CK(cudaMemcpy(dC0, hC, sz * 8, cudaMemcpyHostToDevice));
-        double tc[64], tf[64], tp[64];
+        double tc[64], tf[64], tp[64], to[64];
         cublasOperation_t oa = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
         cublasOperation_t ob = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
         /* cuBLAS and ftla alternate, one warm-up each, so clock and thermal drift over the run
@@ -128,6 +128,21 @@ int main(int argc, char **argv)
             CK(cudaEventElapsedTime(&ms, e0, e1));
             if (it) tc[it - 1] = ms * 1e-3;
             if (it == 0) CK(cudaMemcpy(hR, dR, sz * 8, cudaMemcpyDeviceToHost));
+
+            /* the same driver with protection off: the product on ftla's own stream/handle */
+            pol.protect = 0;
+            if (ft_context_set_policy(ctx, &pol)) return 2;
+            CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
+            CK(cudaDeviceSynchronize());
+            CK(cudaEventRecord(e0, 0));
+            if (ft_dgemm_gpu_ex(ctx, ta, tb, n, n, n, alpha, dA, n, dB, n, beta, dC, n, NULL))
+                rowfail++;
+            CK(cudaEventRecord(e1, 0));
+            CK(cudaEventSynchronize(e1));
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            if (it) to[it - 1] = ms * 1e-3;
+            pol.protect = 1;
+            if (ft_context_set_policy(ctx, &pol)) return 2;
 
             CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
             CK(cudaDeviceSynchronize());
@@ -163,12 +178,14 @@ int main(int argc, char **argv)
             }
         }
         double mc = median(tc, niter), mf = median(tf, niter), mp = median(tp, niter);
+        double mo = median(to, niter);
         double fl = 2.0 * n * (double)n * n;
         int ok = maxerr < 30 && inj == cor && det >= inj && !rowfail;
         fails += !ok;
         nbad += !ok;
-        printf("%6d %5d %5d  %c%c  %4.1f  %11.2f  %7.2f  %5.3f  %6.2f/%6.2f  %6.2f  %ld/%ld/%ld  %9.3f  %s\n",
-               n, n, n, ta, tb, beta, fl / mc * 1e-12, fl / mf * 1e-12, mc / mf, mc * 1e3, mf * 1e3,
+        printf("%6d %5d %5d  %c%c  %4.1f  %11.2f  %7.2f  %5.3f  %8.2f  %5.3f  %6.2f/%6.2f  %6.2f  %ld/%ld/%ld  %9.3f  %s\n",
+               n, n, n, ta, tb, beta, fl / mc * 1e-12, fl / mf * 1e-12, mc / mf, fl / mo * 1e-12,
+               mo / mf, mc * 1e3, mf * 1e3,
                maxerr, inj, det, cor, mp * 1e3, ok ? "ok" : "failed");
         fflush(stdout);
         cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dC0), cudaFree(dR);

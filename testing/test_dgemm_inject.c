@@ -11,8 +11,9 @@
  *     square and rectangular sizes with several tiles (tile 64) and with the automatic tile;
  *   - 2 and 3 errors in one row of a tile, 2 and 3 in one column (corrected in place);
  *   - a non-collinear pattern in one tile (recomputed), for beta = 0 and beta != 0 (backup of
- *     C on host data by default); without the backup (policy.backup_c = 0) it is reported
- *     uncorrectable;
+ *     C on host data by default); without the backup (policy.backup_c = 0) a pattern in two
+ *     columns is located by the weighted checks and corrected in place, a 3 x 3 pattern is
+ *     reported uncorrectable;
  *   - errors in different tiles, each corrected;
  *   - a corrupted checksum: recognised, nothing corrected, C intact;
  *   - additive faults (bit = -1, value).
@@ -392,25 +393,33 @@ int main(int argc, char **argv)
     checksum_fault(&p, 120, 1, 60);
     prob_free(&p);
 
-    /* beta != 0 without a backup of C: a non-collinear pattern cannot be recomputed */
+    /* beta != 0 without a backup of C: nothing to recompute from. Two failing columns: the
+     * plain and weighted row checks locate up to two errors per row, corrected in place. Three
+     * rows by three columns: reported uncorrectable (never silent). */
     prob_init(&p, "NN 130x130x90 beta 0.3 no backup", cnobackup, &rng, 'N', 'N', 130, 130, 90, 1.0,
               0.3);
     {
-        ft_fault_t f[2] = {flip_at(70, 66, 58), flip_at(100, 101, 51)};
+        ft_fault_t f[3] = {flip_at(70, 66, 58), flip_at(100, 101, 51), flip_at(90, 80, 55)};
         expect_corrected(&p, "single row pair without backup", f, 1, FIX_INPLACE);
         ft_report_t rep;
         int st = run(&p, f, 2, &rep);
+        TU_CHECK(st == 0 && rep.corrected == 2 && rep.recomputed == 0 &&
+                     ratio_vs_faultfree(&p) < TOL,
+                 "no backup, beta != 0, non-collinear pair in two columns: status %d corrected "
+                 "%lld recomputed %lld",
+                 st, (long long)rep.corrected, (long long)rep.recomputed);
+        st = run(&p, f, 3, &rep);
         if (rep.backend == FT_DEVICE_CPU) {
             TU_CHECK(st == FT_ERR_UNCORRECTABLE && rep.status == st && rep.uncorrectable >= 1 &&
                          rep.detected >= 1 &&
                          tu_find_event(&rep, FT_EVENT_UNCORRECTABLE, 64, 64) >= 0,
-                     "no backup, beta != 0, non-collinear pair: status %d uncorrectable %lld", st,
+                     "no backup, beta != 0, 3x3 pattern: status %d uncorrectable %lld", st,
                      (long long)rep.uncorrectable);
         } else {
             /* host data on the GPU: the caller's host C serves as the backup */
             TU_CHECK((st == FT_ERR_UNCORRECTABLE && rep.uncorrectable >= 1) ||
-                         (st == 0 && rep.corrected == 2 && ratio_vs_faultfree(&p) < TOL),
-                     "no backup (cuda), non-collinear pair: status %d corrected %lld", st,
+                         (st == 0 && rep.corrected == 3 && ratio_vs_faultfree(&p) < TOL),
+                     "no backup (cuda), 3x3 pattern: status %d corrected %lld", st,
                      (long long)rep.corrected);
         }
     }

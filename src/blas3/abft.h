@@ -113,7 +113,10 @@ FT_HD int abft_row_check(const abft_rowcheck_args_t *a, int64_t i, int64_t J, do
     *de = se - pe;
     *dw = sw - pw;
     *tau = t;
-    if (!isfinite(pe) || !isfinite(pw) || !isfinite(t)) return 2;
+    /* A non-finite bound means NaN/Inf in the inputs (or overflow): not verifiable. A
+     * non-finite prediction under a finite bound cannot come from the inputs (|prediction| is
+     * below the bound's ingredients): it is a corrupted checksum, and fails below. */
+    if (!isfinite(t)) return 2;
     /* A non-finite computed sum with a finite prediction is an error (exponent flip to Inf/NaN). */
     if (!isfinite(sabs)) return 1;
     t += abft_tau_s(a->tol, a->T, sabs);

@@ -167,8 +167,11 @@ out:
 static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gg, double hh,
                      double se, double sw, double sa)
 {
+    /* same rules as abft_row_check: a non-finite bound means non-finite inputs (not
+     * verifiable); a non-finite prediction under a finite bound is a corrupted checksum and
+     * fails its own check only */
     double tau = abft_tau(g->pol.tol, g->k, T, g->alpha, g->beta, gg, hh, 0.0);
-    if (!isfinite(pe) || !isfinite(pw) || !isfinite(tau)) return -1;
+    if (!isfinite(tau)) return -1;
     if (!isfinite(sa)) return 3;
     tau += abft_tau_s(g->pol.tol, T, sa);
     int r = 0;
@@ -244,8 +247,10 @@ static int tile_recompute(gemm_t *g, tile_t *t, int *done)
 /* Are all row and column checks of the tile passing (or unverifiable)? */
 static int tile_clean(const gemm_t *g, const tile_t *t)
 {
+    /* a row failing only one of its two checks, with no failing column, is a corrupted
+     * checksum (a data error fails both: its weight is in (1/2, 1]); the data are clean */
     for (int64_t i = 0; i < t->mI; i++)
-        if (row_status(g, t, i) > 0) return 0;
+        if (row_status(g, t, i) == 3) return 0;
     for (int64_t j = 0; j < t->nJ; j++)
         if (col_status(g, t, j) > 0) return 0;
     return 1;
@@ -351,6 +356,45 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
         if (tile_clean(g, &t)) {
             g->rep->corrected += nerr;
             goto out;
+        }
+    }
+    if (!done && !fixed && nS == 2 && nR >= 2 && nR <= MAX_TILE_FIX) {
+        /* No input C to recompute from. With two failing columns, each failing row holds at
+         * most two errors x0, x1, and its plain and weighted checks give x0 + x1 = de,
+         * w0 x0 + w1 x1 = dw (distinct weights: a regular system). Solve to LOCATE the
+         * corrupted elements, then correct them with the exact single-element formulas. */
+        const double w0 = abft_weight(S[0], g->W), w1 = abft_weight(S[1], g->W);
+        int ne2 = 0, ok = 1;
+        for (int64_t r = 0; r < nR && ok; r++) {
+            int64_t i = R[r];
+            double de = t.rse[i] - t.pe[i], dw = t.rsw[i] - t.pw[i];
+            double x1 = (dw - w0 * de) / (w1 - w0), x0 = de - x1;
+            double tau = abft_tau(g->pol.tol, g->k, g->T, g->alpha, g->beta, t.rg[i], t.rh[i],
+                                  t.rsa[i]);
+            if (!isfinite(x0) || !isfinite(x1)) ok = 0;
+            for (int c = 0; c < 2 && ok; c++)
+                if (fabs(c ? x1 : x0) > tau) {
+                    if (ne2 == MAX_TILE_FIX) ok = 0;
+                    else rows[ne2] = i, cols[ne2++] = S[c];
+                }
+        }
+        /* each located element alone in its row -> row formula; alone in its column -> column
+         * formula */
+        int alone_row = ok && ne2 > 0, alone_col = ok && ne2 > 0;
+        for (int a1 = 0; a1 < ne2; a1++)
+            for (int a2 = a1 + 1; a2 < ne2; a2++) {
+                if (rows[a1] == rows[a2]) alone_row = 0;
+                if (cols[a1] == cols[a2]) alone_col = 0;
+            }
+        if (alone_row || alone_col) {
+            if ((st = tile_fix(g, &t, rows, cols, ne2, alone_row))) goto out;
+            if ((st = tile_sums(g, &t))) goto out;
+            if (tile_clean(g, &t)) {
+                g->rep->located += ne2;
+                g->rep->corrected += ne2;
+                g->rep->detected += ne2 - nerr;
+                goto out;
+            }
         }
     }
     *uncorrectable = 1;
@@ -602,8 +646,12 @@ run:
     }
     if (scale_only || !g.pol.protect) {
         if ((st = be->event_record(ctx, FT_Q_MAIN, EV_GEMM0))) goto done;
-        st = be->dgemm(ctx, FT_Q_MAIN, ta, tb, m, n, scale_only ? 0 : k, alpha, g.A, g.lda, g.B,
-                       g.ldb, beta, g.C, g.ldc);
+        /* C := beta*C as a k = 0 product; A and B are not read, and cuBLAS wants leading
+         * dimensions valid for the operands' nominal shapes */
+        int64_t la = scale_only ? (ft_is_notrans(ta) ? (m > 1 ? m : 1) : 1) : g.lda;
+        int64_t lb = scale_only ? (ft_is_notrans(tb) ? 1 : (n > 1 ? n : 1)) : g.ldb;
+        st = be->dgemm(ctx, FT_Q_MAIN, ta, tb, m, n, scale_only ? 0 : k, scale_only ? 0.0 : alpha,
+                       scale_only ? g.C : g.A, la, scale_only ? g.C : g.B, lb, beta, g.C, g.ldc);
         if (!st) st = be->event_record(ctx, FT_Q_MAIN, EV_GEMM1);
         if (!st && ctx->nfaults && !scale_only) st = inject(&g, FT_REGION_C, g.C, m, n, g.ldc);
         if (!st) st = be->sync(ctx, FT_Q_MAIN);

@@ -1,0 +1,44 @@
+/* lapack_host.c — host LAPACK (LAPACKE) calls used by the factorizations; see lapack_host.h. */
+#include "lapack_host.h"
+
+#include <lapacke.h>
+#include <limits.h>
+
+static int fits(int64_t v) { return v >= 0 && v <= INT_MAX; }
+
+int ft_lapack_panel_qr(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *work,
+                       int64_t lwork)
+{
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    if (!fits(m) || !fits(n) || !fits(ldp) || ldp < (m > 1 ? m : 1) || lwork < n)
+        return FT_ERR_LAPACK;
+    if (lwork > INT_MAX) lwork = INT_MAX;
+    lapack_int info;
+    if (n <= 16)
+        info = LAPACKE_dgeqr2_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, P,
+                                   (lapack_int)ldp, tau, work);
+    else
+        info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, P,
+                                   (lapack_int)ldp, tau, work, (lapack_int)lwork);
+    return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
+}
+
+int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,
+                    double *T, int64_t ldt)
+{
+    if (k == 0) return FT_SUCCESS;
+    if (!fits(m) || !fits(k) || !fits(ldv) || !fits(ldt) || ldt < k || m < k) return FT_ERR_LAPACK;
+    lapack_int info = LAPACKE_dlarft_work(LAPACK_COL_MAJOR, 'F', 'C', (lapack_int)m,
+                                          (lapack_int)k, V, (lapack_int)ldv, tau, T,
+                                          (lapack_int)ldt);
+    return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
+}
+
+int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau)
+{
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    if (!fits(m) || !fits(n) || !fits(lda) || lda < (m > 1 ? m : 1)) return FT_ERR_LAPACK;
+    lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, A,
+                                     (lapack_int)lda, tau);
+    return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
+}
