@@ -403,7 +403,9 @@ int main(int argc, char **argv)
         expect_corrected(&p, "single row pair without backup", f, 1, FIX_INPLACE);
         ft_report_t rep;
         int st = run(&p, f, 2, &rep);
-        TU_CHECK(st == 0 && rep.corrected == 2 && rep.recomputed == 0 &&
+        /* (host data on the GPU keeps the caller's C as the backup, so it may recompute) */
+        TU_CHECK(st == 0 && rep.corrected == 2 &&
+                     (rep.recomputed == 0 || rep.backend == FT_DEVICE_CUDA) &&
                      ratio_vs_faultfree(&p) < TOL,
                  "no backup, beta != 0, non-collinear pair in two columns: status %d corrected "
                  "%lld recomputed %lld",

@@ -70,98 +70,105 @@ typedef struct {
     double *pe, *pw, *rg, *rh, *rse, *rsw, *rsa;
     /* columns (length nJ) */
     double *qe, *qw, *cg, *ch, *cse, *csw, *csa;
+    double *host; /* landing buffer of tile_gather (GR_N mI + GC_N nJ + 2) */
 } tile_t;
 
-static int fetch(gemm_t *g, const double *src, int64_t rows, int64_t cols, int64_t ld,
-                 double *dst)
-{
-    return g->be->get_matrix(g->ctx, FT_Q_MAIN, rows, cols, src, ld, dst, rows);
-}
+/*
+ * Everything one tile's checks need is assembled in a device scratch block G and brought to
+ * the host in ONE transfer (each transfer is a round trip that waits for the GPU):
+ *   rows (mI each): P(.,2J), P(.,2J+1), anorm, C0 sums (plain, weighted, abs), computed sums
+ *                   (plain, weighted, abs)                                     -> 9 mI
+ *   cols (nJ each): q = op(B)(:,J)^T [e_I w_I]^T op(A)(I,:) (2), ||op(B)(:,j)||_1, C0 column
+ *                   sums (3), computed column sums (3)                         -> 9 nJ
+ *   zmax(J), max_l |op(A)(I,:)|^T e                                            -> 2
+ * followed by device-only temporaries Xi (k x 2) and xa (k).
+ */
+enum { GR_PE, GR_PW, GR_AN, GR_C0E, GR_C0W, GR_C0A, GR_SE, GR_SW, GR_SA, GR_N };
+enum { GC_QE, GC_QW, GC_BN, GC_C0E, GC_C0W, GC_C0A, GC_SE, GC_SW, GC_SA, GC_N };
 
-/* Computed block sums of the tile's rows (rse/rsw/rsa) and columns (cse/csw/csa). */
-static int tile_sums(gemm_t *g, tile_t *t)
+static size_t gather_size(int64_t T, int64_t k) { return (size_t)(GR_N * T + GC_N * T + 2 + 3 * k); }
+
+/* Assemble G on the device (predictions only when `predict`), fetch it, fill the tile. */
+static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
 {
+    const ft_backend_t *be = g->be;
+    ft_context_t *ctx = g->ctx;
+    const int64_t m = g->m, n = g->n, k = g->k, mI = t->mI, nJ = t->nJ;
+    double *G = g->tmp, *Gr = G, *Gc = G + GR_N * mI, *Gs = Gc + GC_N * nJ;
+    double *Xi = Gs + 2, *xa = Xi + 2 * k;
     double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
-    double *s = g->tmp, *a = g->tmp + 2 * t->mI;
-    /* block size g->T, not the tile's own width: the weights of a partial tile must use the
-     * same denominator W as the fast-path checks */
-    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'N', t->mI, t->nJ, Ct, g->ldc, g->T, s, t->mI,
-                               a, t->mI));
-    FT_CHECK(fetch(g, s, t->mI, 2, t->mI, t->rse)); /* rse then rsw contiguous */
-    FT_CHECK(fetch(g, a, t->mI, 1, t->mI, t->rsa));
-    s = g->tmp;
-    a = g->tmp + 2 * t->nJ;
-    FT_CHECK(g->be->block_sums(g->ctx, FT_Q_MAIN, 'T', t->nJ, t->mI, Ct, g->ldc, g->T, s, t->nJ,
-                               a, t->nJ));
-    FT_CHECK(fetch(g, s, t->nJ, 2, t->nJ, t->cse));
-    FT_CHECK(fetch(g, a, t->nJ, 1, t->nJ, t->csa));
+    /* computed sums; block size g->T, not the tile's own width: a partial tile's weights must
+     * use the same denominator W as the fast-path checks */
+    FT_CHECK(be->block_sums(ctx, FT_Q_MAIN, 'N', mI, nJ, Ct, g->ldc, g->T, Gr + GR_SE * mI, mI,
+                            Gr + GR_SA * mI, mI));
+    FT_CHECK(be->block_sums(ctx, FT_Q_MAIN, 'T', nJ, mI, Ct, g->ldc, g->T, Gc + GC_SE * nJ, nJ,
+                            Gc + GC_SA * nJ, nJ));
+    if (predict) {
+        FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, mI, 2, g->P + t->i0 + 2 * t->J * m, m,
+                                 Gr + GR_PE * mI, mI));
+        FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, mI, 1, g->anorm + t->i0, m, Gr + GR_AN * mI, mI));
+        FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, 1, 1, g->zmax + t->J, 1, Gs, 1));
+        if (g->have_c0) {
+            FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, mI, 2, g->C0S + t->i0 + 2 * t->J * m, m,
+                                     Gr + GR_C0E * mI, mI));
+            FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, mI, 1, g->C0A + t->i0 + t->J * m, m,
+                                     Gr + GR_C0A * mI, mI));
+            FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, nJ, 2, g->C0col + t->j0 + 2 * t->I * n, n,
+                                     Gc + GC_C0E * nJ, nJ));
+            FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, nJ, 1, g->C0colA + t->j0 + t->I * n, n,
+                                     Gc + GC_C0A * nJ, nJ));
+        }
+        /* column predictions: Xi = [e_I w_I]^T op(A)(I,:) (k x 2), xa = |op(A)(I,:)|^T e,
+         * q = op(B)(:,J)^T Xi (nJ x 2), bn(j) = ||op(B)(:,j)||_1 */
+        FT_CHECK(be->block_sums(ctx, FT_Q_MAIN, flip(g->ta), k, mI, opa_rows(g, t->i0), g->lda,
+                                g->T, Xi, k, xa, k));
+        FT_CHECK(be->col_absmax(ctx, FT_Q_MAIN, k, 1, xa, k, Gs + 1));
+        FT_CHECK(be->dgemm(ctx, FT_Q_MAIN, flip(g->tb), 'N', nJ, 2, k, 1.0, opb_cols(g, t->j0),
+                           g->ldb, Xi, k, 0.0, Gc + GC_QE * nJ, nJ));
+        FT_CHECK(be->block_sums(ctx, FT_Q_MAIN, flip(g->tb), nJ, k, opb_cols(g, t->j0), g->ldb, k,
+                                NULL, 0, Gc + GC_BN * nJ, nJ));
+    }
+    const int64_t len = GR_N * mI + GC_N * nJ + 2;
+    FT_CHECK(be->get_matrix(ctx, FT_Q_MAIN, len, 1, G, len, host, len));
+    FT_CHECK(be->sync(ctx, FT_Q_MAIN));
+    const double *hr = host, *hc = host + GR_N * mI, *hs = hc + GC_N * nJ;
+    for (int64_t i = 0; i < mI; i++) {
+        t->rse[i] = hr[GR_SE * mI + i];
+        t->rsw[i] = hr[GR_SW * mI + i];
+        t->rsa[i] = hr[GR_SA * mI + i];
+    }
+    for (int64_t j = 0; j < nJ; j++) {
+        t->cse[j] = hc[GC_SE * nJ + j];
+        t->csw[j] = hc[GC_SW * nJ + j];
+        t->csa[j] = hc[GC_SA * nJ + j];
+    }
+    if (!predict) return FT_SUCCESS;
+    for (int64_t i = 0; i < mI; i++) {
+        t->pe[i] = g->alpha * hr[GR_PE * mI + i];
+        t->pw[i] = g->alpha * hr[GR_PW * mI + i];
+        t->rg[i] = hr[GR_AN * mI + i] * hs[0];
+        t->rh[i] = 0.0;
+        if (g->have_c0) {
+            t->pe[i] += g->beta * hr[GR_C0E * mI + i];
+            t->pw[i] += g->beta * hr[GR_C0W * mI + i];
+            t->rh[i] = hr[GR_C0A * mI + i];
+        }
+    }
+    for (int64_t j = 0; j < nJ; j++) {
+        t->qe[j] = g->alpha * hc[GC_QE * nJ + j];
+        t->qw[j] = g->alpha * hc[GC_QW * nJ + j];
+        t->cg[j] = hs[1] * hc[GC_BN * nJ + j];
+        t->ch[j] = 0.0;
+        if (g->have_c0) {
+            t->qe[j] += g->beta * hc[GC_C0E * nJ + j];
+            t->qw[j] += g->beta * hc[GC_C0W * nJ + j];
+            t->ch[j] = hc[GC_C0A * nJ + j];
+        }
+    }
     return FT_SUCCESS;
 }
 
-/* Predictions and bound ingredients of the tile's row and column checks. */
-static int tile_predict(gemm_t *g, tile_t *t)
-{
-    const int64_t m = g->m, k = g->k, mI = t->mI, nJ = t->nJ;
-    double *h = malloc((size_t)(4 * mI + 4 * nJ + 2) * sizeof(double));
-    if (!h) return FT_ERR_ALLOC;
-    int st = FT_SUCCESS;
-    double zmax, xamax;
-    /* rows: P(i, 2J..2J+1), anorm(i), zmax(J), C0 sums */
-    if ((st = fetch(g, g->P + t->i0 + 2 * t->J * m, mI, 2, m, h))) goto out;
-    if ((st = fetch(g, g->anorm + t->i0, mI, 1, m, h + 2 * mI))) goto out;
-    if ((st = fetch(g, g->zmax + t->J, 1, 1, 1, &zmax))) goto out;
-    for (int64_t i = 0; i < mI; i++) {
-        t->pe[i] = g->alpha * h[i];
-        t->pw[i] = g->alpha * h[mI + i];
-        t->rg[i] = h[2 * mI + i] * zmax;
-        t->rh[i] = 0.0;
-    }
-    if (g->have_c0) {
-        if ((st = fetch(g, g->C0S + t->i0 + 2 * t->J * m, mI, 2, m, h))) goto out;
-        if ((st = fetch(g, g->C0A + t->i0 + t->J * m, mI, 1, m, h + 2 * mI))) goto out;
-        for (int64_t i = 0; i < mI; i++) {
-            t->pe[i] += g->beta * h[i];
-            t->pw[i] += g->beta * h[mI + i];
-            t->rh[i] = h[2 * mI + i];
-        }
-    }
-    /* columns: Xi = [e_I w_I]^T op(A)(I,:) (k x 2), xa = |op(A)(I,:)|^T e (k),
-     * q = op(B)(:,J)^T Xi (nJ x 2), bnorm(j) = ||op(B)(:,j)||_1 */
-    double *Xi = g->tmp, *xa = g->tmp + 2 * k, *q = xa + k, *bn = q + 2 * nJ, *xm = bn + nJ;
-    const ft_backend_t *be = g->be;
-    if ((st = be->block_sums(g->ctx, FT_Q_MAIN, flip(g->ta), k, mI, opa_rows(g, t->i0), g->lda,
-                             g->T, Xi, k, xa, k)))
-        goto out;
-    if ((st = be->col_absmax(g->ctx, FT_Q_MAIN, k, 1, xa, k, xm))) goto out;
-    if ((st = be->dgemm(g->ctx, FT_Q_MAIN, flip(g->tb), 'N', nJ, 2, k, 1.0, opb_cols(g, t->j0),
-                        g->ldb, Xi, k, 0.0, q, nJ)))
-        goto out;
-    if ((st = be->block_sums(g->ctx, FT_Q_MAIN, flip(g->tb), nJ, k, opb_cols(g, t->j0), g->ldb, k,
-                             NULL, 0, bn, nJ)))
-        goto out;
-    if ((st = fetch(g, q, nJ, 2, nJ, h))) goto out;
-    if ((st = fetch(g, bn, nJ, 1, nJ, h + 2 * nJ))) goto out;
-    if ((st = fetch(g, xm, 1, 1, 1, &xamax))) goto out;
-    for (int64_t j = 0; j < nJ; j++) {
-        t->qe[j] = g->alpha * h[j];
-        t->qw[j] = g->alpha * h[nJ + j];
-        t->cg[j] = xamax * h[2 * nJ + j];
-        t->ch[j] = 0.0;
-    }
-    if (g->have_c0) {
-        const int64_t n = g->n;
-        if ((st = fetch(g, g->C0col + t->j0 + 2 * t->I * n, nJ, 2, n, h))) goto out;
-        if ((st = fetch(g, g->C0colA + t->j0 + t->I * n, nJ, 1, n, h + 2 * nJ))) goto out;
-        for (int64_t j = 0; j < nJ; j++) {
-            t->qe[j] += g->beta * h[j];
-            t->qw[j] += g->beta * h[nJ + j];
-            t->ch[j] = h[2 * nJ + j];
-        }
-    }
-out:
-    free(h);
-    return st;
-}
+static int tile_sums(gemm_t *g, tile_t *t) { return tile_gather(g, t, 0, t->host); }
 
 /* One check: 0 pass, 1 fail (bit 1: plain, bit 2: weighted), -1 not verifiable. */
 static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gg, double hh,
@@ -262,7 +269,8 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
     tile_t t = {.I = I, .J = J, .i0 = I * g->T, .j0 = J * g->T};
     t.mI = dmin(g->T, g->m - t.i0);
     t.nJ = dmin(g->T, g->n - t.j0);
-    double *mem = malloc((size_t)(7 * t.mI + 7 * t.nJ) * sizeof(double));
+    double *mem = malloc((size_t)(7 * t.mI + 7 * t.nJ + GR_N * t.mI + GC_N * t.nJ + 2) *
+                         sizeof(double));
     int64_t *R = malloc((size_t)(t.mI + t.nJ) * sizeof(int64_t));
     if (!mem || !R) {
         free(mem);
@@ -274,10 +282,10 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
     t.pe = p, p += t.mI, t.pw = p, p += t.mI, t.rg = p, p += t.mI, t.rh = p, p += t.mI;
     t.rse = p, p += 2 * t.mI, t.rsw = t.rse + t.mI, t.rsa = p, p += t.mI;
     t.qe = p, p += t.nJ, t.qw = p, p += t.nJ, t.cg = p, p += t.nJ, t.ch = p, p += t.nJ;
-    t.cse = p, p += 2 * t.nJ, t.csw = t.cse + t.nJ, t.csa = p;
+    t.cse = p, p += 2 * t.nJ, t.csw = t.cse + t.nJ, t.csa = p, p += t.nJ;
+    t.host = p;
 
-    int st = tile_predict(g, &t);
-    if (!st) st = tile_sums(g, &t);
+    int st = tile_gather(g, &t, 1, t.host);
     if (st) goto out;
 
     /* R: rows whose plain and weighted checks both fail (a data error shows in both: its
@@ -475,7 +483,7 @@ static int gemm_protected(gemm_t *g)
     /* one allocation for the checksum vectors; the tile scratch is sized for the rare path */
     size_t nwork = (size_t)(2 * k * nb + k * nb + nb + 2 * m * nb + m + 2 * m * nb + m * nb);
     if (g->have_c0) nwork += (size_t)(3 * m * nb + 3 * n * mb);
-    size_t ntmp = (size_t)(4 * k + 6 * T + 8);
+    size_t ntmp = gather_size(T, k) + 8;
     double *work = NULL;
     FT_CHECK(ft_workspace(ctx, be, FT_WS_CHECK, (nwork + ntmp) * sizeof(double), (void **)&work));
     double *p = work;
