@@ -85,6 +85,7 @@ int main(int argc, char **argv)
     ft_context_get_policy(ctx, &pol);
     pol.serial_encode = serial;
     pol.tile = tile;
+    if (getenv("FTLA_VERBOSE")) pol.verbose = atoi(getenv("FTLA_VERBOSE"));
     if (ft_context_set_policy(ctx, &pol)) return 2;
     cublasHandle_t h;
     CB(cublasCreate(&h));
