@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_START = 0, EV_END = 1 };
+#define MAX_SINGLE 64 /* failing rows examined one by one for single-element errors */
 
 typedef struct {
     ft_fault_t f;
@@ -59,6 +59,8 @@ typedef struct {
     double *dCS, *dEW, *dX, *dV[2], *dT[2], *dWa, *dWb, *dWc, *dN1, *dMx;
     /* host (pinned) memory */
     double *hP, *hV, *hT, *hwork, *hEW, *hN, *hC, *hX, *hrow;
+    int64_t *hJ; /* m: column pointed to by each failing row */
+    int *hcnt;   /* n: failing rows per column */
     int64_t ldp, lhwork;
     /* threshold */
     int norms_ready, checkable;
@@ -289,40 +291,103 @@ static int verify(qr_t *g, int64_t i, int64_t step)
                                         g->dCS + csum_col * m, m));
         goto out;
     }
-    rep->detected++;
-    if (a.lonly >= 0 && (a.lonly < i || i < g->k)) {
-        /* a single element in row l: finished R (l < i, col >= l) or the trailing matrix at an
-         * online check (l >= i, col >= i) */
-        int64_t l = a.lonly, lo = l < i ? l : i, j;
-        FT_CHECK(locate_row(g, l, lo, &j));
-        if (j >= 0) {
-            rep->located++;
-            double *p = g->dA + l + j * g->ldda, before;
-            FT_CHECK(g->be->get_elem(g->ctx, FT_Q_MAIN, p, &before));
-            FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, p, 0.0));
-            FT_CHECK(check_sums(g, i));
-            double v = g->hC[l] - g->hX[l];
-            FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, p, v));
-            FT_CHECK(check_sums(g, i));
-            analyse(g, &a);
-            ft_region_t reg = l < i ? FT_REGION_R : FT_REGION_TRAILING;
-            if (a.nr == 0 && a.ns == 0) {
-                rep->corrected++;
-                ft_report_event(rep, FT_EVENT_CORRECTED, reg, l, j, step, before, v);
-                ft_log(g->ctx, 2, "dgeqrf: corrected A(%lld,%lld) %.17g -> %.17g (step %lld)",
-                       (long long)l, (long long)j, before, v, (long long)step);
-                goto out;
+    /* data errors. Each failing row l points to its own column j_l (s_l / r_l = w_j). An
+     * element hit after the last transformation of its row shows in that row alone ("single":
+     * finished R, or the trailing matrix at an online check) and is corrected in place; an
+     * error consumed by later panels shows in many rows with one common ratio. Singles are
+     * only trusted where the ratio is precise (|r_l| >= 8 W tau: the ratio noise 2 tau / |r_l|
+     * is below a quarter of the weight spacing 1/(2W)) or when the row is the only one. */
+    {
+        int64_t F[MAX_SINGLE], J[MAX_SINGLE], nF = 0, nfail = 0;
+        double before[MAX_SINGLE], after[MAX_SINGLE];
+        int single[MAX_SINGLE], nsingle = 0;
+        int64_t *Jall = g->hJ;
+        int *cnt = g->hcnt;
+        memset(cnt, 0, (size_t)g->n * sizeof(int));
+        int64_t nonfinite = 0; /* non-finite checks: located by scanning the row (a few) */
+        for (int64_t l = 0; l < m; l++)
+            if (!isfinite(g->hC[l] - g->hX[l]) || !isfinite(g->hC[m + l] - g->hX[m + l]))
+                nonfinite++;
+        for (int64_t l = 0; l < m; l++) {
+            Jall[l] = -1;
+            if (!row_fails(g->hC[l] - g->hX[l], g->thr) &&
+                !row_fails(g->hC[m + l] - g->hX[m + l], g->thr))
+                continue;
+            nfail++;
+            if (!(l < i || i < g->k)) continue; /* final check: rows >= k hold no data */
+            double r = g->hC[l] - g->hX[l];
+            double sl = g->hC[m + l] - g->hX[m + l];
+            int finite = isfinite(r) && isfinite(sl);
+            if ((finite && fabs(r) >= 8.0 * (double)g->W * g->thr) ||
+                (!finite && nonfinite <= 8))
+                FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
+            if (Jall[l] >= 0) cnt[Jall[l]]++;
+        }
+        if (nfail == 1) { /* the only failing row: also imprecise or non-finite checks */
+            for (int64_t l = 0; l < m; l++)
+                if (row_fails(g->hC[l] - g->hX[l], g->thr) ||
+                    row_fails(g->hC[m + l] - g->hX[m + l], g->thr)) {
+                    if ((l < i || i < g->k) && Jall[l] < 0) {
+                        FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
+                        if (Jall[l] >= 0) cnt[Jall[l]]++;
+                    }
+                    break;
+                }
+        }
+        for (int64_t l = 0; l < m && nF < MAX_SINGLE; l++)
+            if (Jall[l] >= 0 && cnt[Jall[l]] == 1) {
+                F[nF] = l;
+                J[nF] = Jall[l];
+                single[nF++] = 1;
+                nsingle++;
             }
-            /* the correction did not clear the check: put the value back, give up */
-            FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, p, before));
-            rep->uncorrectable++;
-            g->uncorrectable = 1;
-            ft_report_event(rep, FT_EVENT_UNCORRECTABLE, reg, l, j, step, before, v);
-            ft_log(g->ctx, 1, "dgeqrf: error at (%lld,%lld) not correctable", (long long)l,
-                   (long long)j);
-            goto out;
+        if (nsingle) {
+            for (int64_t t = 0; t < nF; t++) {
+                if (!single[t]) continue;
+                double *p = g->dA + F[t] + J[t] * g->ldda;
+                FT_CHECK(g->be->get_elem(g->ctx, FT_Q_MAIN, p, &before[t]));
+                FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, p, 0.0));
+            }
+            FT_CHECK(check_sums(g, i));
+            for (int64_t t = 0; t < nF; t++) {
+                if (!single[t]) continue;
+                after[t] = g->hC[F[t]] - g->hX[F[t]];
+                FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, g->dA + F[t] + J[t] * g->ldda,
+                                         after[t]));
+            }
+            FT_CHECK(check_sums(g, i));
+            int restored = 0;
+            for (int64_t t = 0; t < nF; t++) {
+                if (!single[t]) continue;
+                int64_t l = F[t], j = J[t];
+                ft_region_t reg = l < i ? FT_REGION_R : FT_REGION_TRAILING;
+                rep->detected++;
+                rep->located++;
+                if (!row_fails(g->hC[l] - g->hX[l], g->thr) &&
+                    !row_fails(g->hC[m + l] - g->hX[m + l], g->thr)) {
+                    rep->corrected++;
+                    ft_report_event(rep, FT_EVENT_CORRECTED, reg, l, j, step, before[t], after[t]);
+                    ft_log(g->ctx, 2, "dgeqrf: corrected A(%lld,%lld) %.17g -> %.17g (step %lld)",
+                           (long long)l, (long long)j, before[t], after[t], (long long)step);
+                } else { /* the correction did not clear the row: put the value back */
+                    FT_CHECK(g->be->set_elem(g->ctx, FT_Q_MAIN, g->dA + l + j * g->ldda,
+                                             before[t]));
+                    restored = 1;
+                    rep->uncorrectable++;
+                    g->uncorrectable = 1;
+                    ft_report_event(rep, FT_EVENT_UNCORRECTABLE, reg, l, j, step, before[t],
+                                    after[t]);
+                    ft_log(g->ctx, 1, "dgeqrf: error at (%lld,%lld) not correctable",
+                           (long long)l, (long long)j);
+                }
+            }
+            if (restored) FT_CHECK(check_sums(g, i));
+            analyse(g, &a);
+            if (a.nr == 0 && a.ns == 0) goto out;
+            if (g->uncorrectable) goto out;
         }
     }
+    rep->detected++;
     /* several rows (or a row that could not be resolved): an error consumed by later panels */
     int64_t j = locate_common(g, &a);
     if (j >= 0) {
@@ -482,7 +547,7 @@ static int setup(qr_t *g)
     g->dMx = w, w += n;
     /* host: hP m x nb, hV m x nb, hT nb x nb, hwork, hEW 2n, hN 2n + m, hC 2m, hX 2m, hrow n */
     g->lhwork = nb * 64;
-    size_t nh = (size_t)(2 * m * nb + nb * nb + g->lhwork + 2 * n + 2 * n + m + 4 * m + n + 64);
+    size_t nh = (size_t)(2 * m * nb + nb * nb + g->lhwork + 2 * n + 2 * n + m + 4 * m + n + m + n + 64);
     double *h;
     FT_CHECK(be->alloc_host(ctx, (void **)&h, nh * sizeof(double)));
     g->hP = h, h += m * nb;
@@ -493,7 +558,9 @@ static int setup(qr_t *g)
     g->hN = h, h += 2 * n + m;
     g->hC = h, h += 2 * m;
     g->hX = h, h += 2 * m;
-    g->hrow = h;
+    g->hrow = h, h += n;
+    g->hJ = (int64_t *)h, h += m;
+    g->hcnt = (int *)h;
     g->ldp = m;
     return FT_SUCCESS;
 }
@@ -621,11 +688,12 @@ static double qr_flops(double m, double n)
     return 2.0 * n * m * m - 2.0 * m * m * m / 3.0;
 }
 
-/* LAPACK on the host for small problems (policy.crossover); dA may be device memory. */
-static int crossover_path(ft_context_t *ctx, const ft_backend_t *be, int64_t m, int64_t n,
-                          double *dA, int64_t ldda, double *tau)
+/* LAPACK on the host for small problems (policy.crossover); device data (is_gpu) goes through
+ * a pinned host copy. */
+static int crossover_path(ft_context_t *ctx, const ft_backend_t *be, int is_gpu, int64_t m,
+                          int64_t n, double *dA, int64_t ldda, double *tau)
 {
-    if (be->kind == FT_DEVICE_CPU) return ft_lapack_dgeqrf(m, n, dA, ldda, tau);
+    if (!is_gpu) return ft_lapack_dgeqrf(m, n, dA, ldda, tau);
     double *h;
     FT_CHECK(be->alloc_host(ctx, (void **)&h, (size_t)(m * n) * sizeof(double)));
     int st = be->get_matrix(ctx, FT_Q_MAIN, m, n, dA, ldda, h, m);
@@ -690,7 +758,7 @@ static int dgeqrf_driver(ft_context_t *ctx, int is_gpu, const char *name, ft_int
     if (cross >= 0 && k <= cross) {
         ft_log(ctx, 1, "%s m=%d n=%d: min(m,n) <= crossover %lld: LAPACK dgeqrf, unprotected",
                name, m, n, (long long)cross);
-        st = crossover_path(ctx, be, m, n, A, lda, tau);
+        st = crossover_path(ctx, be, is_gpu, m, n, A, lda, tau);
         goto done;
     }
 

@@ -1,0 +1,42 @@
+# testing/qr.cmake — ft_dgeqrf tester and unit tests. Included from testing/CMakeLists.txt
+# (after ftla_test_target is defined):  include(${CMAKE_CURRENT_SOURCE_DIR}/qr.cmake)
+# Labels: `cpu` (argument cpu / --device cpu) and `gpu` (cuda; skips itself with exit 77 when
+# ftla has no CUDA backend or no device is present).
+
+# ---- the tester ---------------------------------------------------------------------------
+ftla_test_target(testing_ft_dgeqrf)
+if(FTLA_HAVE_CUDA)
+  target_link_libraries(testing_ft_dgeqrf PRIVATE CUDA::cusolver)
+endif()
+
+add_test(NAME testing_ft_dgeqrf_cpu
+         COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
+                 --device cpu)
+add_test(NAME testing_ft_dgeqrf_inject_cpu
+         COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
+                 --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
+                 --inject checksum:step=4 --device cpu)
+add_test(NAME testing_ft_dgeqrf_gpu
+         COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
+                 --device cuda)
+add_test(NAME testing_ft_dgeqrf_inject_gpu
+         COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
+                 --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
+                 --inject checksum:step=4 --device cuda)
+add_test(NAME testing_ft_dgeqrf_gpu_pointers_gpu
+         COMMAND testing_ft_dgeqrf -N 300:700:200 --nb 64 --crossover -1 --check --device cuda
+                 --gpu-pointers)
+set_tests_properties(testing_ft_dgeqrf_cpu testing_ft_dgeqrf_inject_cpu
+                     PROPERTIES LABELS cpu TIMEOUT 300)
+set_tests_properties(testing_ft_dgeqrf_gpu testing_ft_dgeqrf_inject_gpu
+                     testing_ft_dgeqrf_gpu_pointers_gpu
+                     PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# ---- unit tests: each runs twice, argument cpu (label cpu) and cuda (label gpu) -------------
+foreach(t test_dgeqrf_semantics test_dgeqrf_inject test_dgeqrf_nofalse)
+  ftla_test_target(${t})
+  add_test(NAME ${t}_cpu COMMAND ${t} cpu)
+  set_tests_properties(${t}_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+  add_test(NAME ${t}_gpu COMMAND ${t} cuda)
+  set_tests_properties(${t}_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+endforeach()

@@ -1,0 +1,448 @@
+/*
+ * testing_ft_dgeqrf.c — MAGMA-style tester of ft_dgeqrf: speed against the unprotected peer
+ * (LAPACKE_dgeqrf on the CPU, cusolverDnDgeqrf on CUDA) measured in the same run, protection
+ * on and off, the LAPACK dqrt01 accuracy ratios, and fault injection.
+ *
+ *   testing_ft_dgeqrf [-M m] [-N n] [--nb nb] [--check] [--niter n] [--device cpu|cuda|auto]
+ *                     [--inject SPEC]... [--verify-every q] [--protect on|off] [--seed s]
+ *                     [--tol t] [--crossover c] [--gpu-pointers] [--verbose v]
+ *
+ * -M/-N take a value or a range start:end:step; -N alone means square. SPEC is
+ * region[:key=value]... with region R|trailing|Q|checksum and keys step, row, col, bit, value
+ * (-1 or absent = random; neither bit nor value: bit 55), e.g. `--inject trailing:step=2:bit=55`
+ * or `--inject R:step=1:row=3:col=40:bit=62`.
+ * Timing: the median of --niter fault-free runs per routine (the first of several is a
+ * warm-up). The checked run (--check or --inject) is one more run of ftla with the faults.
+ * ok: status 0 and (with --check) both ratios below --tol; or, with faults injected, status
+ * FT_ERR_NOT_RECOVERED with the error located (the documented outcome of an error consumed by
+ * later panels). Output: a `%` header, one row per size, `N passed, N failed`; exit 1 on any
+ * failure, 77 when CUDA is asked for and no device can be used.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "test_dgeqrf_common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <strings.h>
+#include <time.h>
+
+#ifdef FTLA_HAVE_CUDA
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#endif
+
+#define MAX_SIZES 1024
+#define MAX_INJECT 64
+
+typedef struct {
+    int64_t v[MAX_SIZES];
+    int n;
+} sizes_t;
+
+typedef struct {
+    sizes_t M, N;
+    int haveM, haveN;
+    int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose;
+    ft_device_t device;
+    uint64_t seed;
+    double tol;
+    ft_fault_t faults[MAX_INJECT];
+    int nfaults;
+} opts_t;
+
+static void usage(const char *prog)
+{
+    printf("usage: %s [options]\n"
+           "  -M m, -N n             sizes: a value or start:end:step (-N alone: square)\n"
+           "  --nb nb                block size (policy.nb, 0 = automatic)\n"
+           "  --check                dqrt01 ratios of the result (Q from LAPACKE_dorgqr)\n"
+           "  --niter n              timed runs per routine, median; n > 1: first is a warm-up\n"
+           "  --device cpu|cuda|auto backend (default cpu)\n"
+           "  --inject SPEC          region[:step=p][:row=i][:col=j][:bit=b|:value=x], region\n"
+           "                         R|trailing|Q|checksum (repeatable)\n"
+           "  --verify-every q       online verification every q panels (0 = at the end)\n"
+           "  --protect on|off       the checked run with protection on (default) or off\n"
+           "  --crossover c          policy.crossover (0 = automatic, -1 = never)\n"
+           "  --seed s               seed of the data and of random fault positions\n"
+           "  --tol t                ratio threshold, times eps (default 30)\n"
+           "  --gpu-pointers         data in device memory: ft_dgeqrf_gpu_ex (CUDA builds)\n"
+           "  --verbose v            policy.verbose (1: a line per call, 2: per event)\n",
+           prog);
+}
+
+static int parse_sizes(const char *s, sizes_t *out)
+{
+    char *end;
+    errno = 0;
+    long long a = strtoll(s, &end, 10), b = a, c = 1;
+    if (end == s || errno) return -1;
+    if (*end == ':') {
+        const char *p = end + 1;
+        b = strtoll(p, &end, 10);
+        if (end == p) return -1;
+        if (*end == ':') {
+            p = end + 1;
+            c = strtoll(p, &end, 10);
+            if (end == p) return -1;
+        }
+    }
+    if (*end != '\0' || a < 0 || b < a || c <= 0) return -1;
+    out->n = 0;
+    for (long long v = a; v <= b; v += c) {
+        if (out->n >= MAX_SIZES) return -1;
+        out->v[out->n++] = v;
+    }
+    return 0;
+}
+
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* region[:key=value]... */
+static int parse_fault(const char *spec, ft_fault_t *f)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    memset(f, 0, sizeof *f);
+    f->row = f->col = f->step = f->call = -1;
+    f->bit = -2; /* unset */
+    char *save = NULL, *tok = strtok_r(buf, ":", &save);
+    if (!tok) return -1;
+    if (!strcasecmp(tok, "R")) f->region = FT_REGION_R;
+    else if (!strcasecmp(tok, "trailing")) f->region = FT_REGION_TRAILING;
+    else if (!strcasecmp(tok, "Q")) f->region = FT_REGION_Q;
+    else if (!strcasecmp(tok, "checksum")) f->region = FT_REGION_CHECKSUM;
+    else return -1;
+    int have_value = 0;
+    while ((tok = strtok_r(NULL, ":", &save))) {
+        char *eq = strchr(tok, '=');
+        if (!eq) return -1;
+        *eq = '\0';
+        const char *k = tok, *v = eq + 1;
+        char *end;
+        errno = 0;
+        if (!strcmp(k, "value")) {
+            f->value = strtod(v, &end);
+            have_value = 1;
+        } else {
+            long long x = strtoll(v, &end, 10);
+            if (!strcmp(k, "step")) f->step = x;
+            else if (!strcmp(k, "row")) f->row = x;
+            else if (!strcmp(k, "col")) f->col = x;
+            else if (!strcmp(k, "bit")) {
+                if (x < 0 || x > 63) return -1;
+                f->bit = (int)x;
+            } else return -1;
+            if (x < -1) return -1;
+        }
+        if (end == v || *end || errno) return -1;
+    }
+    if (f->bit == -2) f->bit = have_value ? -1 : 55;
+    else if (have_value) return -1;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->niter = 1;
+    o->device = FT_DEVICE_CPU;
+    o->seed = 1;
+    o->tol = 30.0;
+    o->protect = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0, takes = 1;
+        if (!strcmp(a, "-M")) bad = !v || parse_sizes(v, &o->M), o->haveM = 1;
+        else if (!strcmp(a, "-N")) bad = !v || parse_sizes(v, &o->N), o->haveN = 1;
+        else if (!strcmp(a, "--nb")) bad = !v || parse_int(v, 0, 4096, &o->nb);
+        else if (!strcmp(a, "--niter")) bad = !v || parse_int(v, 1, 1000000, &o->niter);
+        else if (!strcmp(a, "--device")) bad = !v || tu_parse_device(v, &o->device);
+        else if (!strcmp(a, "--verify-every")) bad = !v || parse_int(v, 0, 1 << 30, &o->verify_every);
+        else if (!strcmp(a, "--verbose")) bad = !v || parse_int(v, 0, 2, &o->verbose);
+        else if (!strcmp(a, "--crossover")) bad = !v || parse_int(v, -1, 1 << 30, &o->crossover);
+        else if (!strcmp(a, "--inject")) {
+            bad = !v || o->nfaults >= MAX_INJECT || parse_fault(v, &o->faults[o->nfaults]);
+            if (!bad) o->nfaults++;
+        } else if (!strcmp(a, "--protect")) {
+            bad = !v || (strcasecmp(v, "on") && strcasecmp(v, "off"));
+            if (!bad) o->protect = strcasecmp(v, "on") == 0;
+        } else if (!strcmp(a, "--seed")) {
+            char *end;
+            bad = !v || (o->seed = strtoull(v, &end, 10), end == v || *end);
+        } else if (!strcmp(a, "--tol")) {
+            char *end;
+            bad = !v || (o->tol = strtod(v, &end), end == v || *end || !(o->tol > 0));
+        } else {
+            takes = 0;
+            if (!strcmp(a, "--check")) o->check = 1;
+            else if (!strcmp(a, "--gpu-pointers")) o->gpu_pointers = 1;
+            else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+                usage(argv[0]);
+                exit(0);
+            } else {
+                printf("%s: unknown option %s\n", argv[0], a);
+                return -1;
+            }
+        }
+        if (bad) {
+            printf("%s: bad or missing value for %s\n", argv[0], a);
+            return -1;
+        }
+        i += takes;
+    }
+    if (!o->haveM && !o->haveN) parse_sizes("256:1024:256", &o->N), o->haveN = 1;
+    if (!o->haveM) o->M = o->N;
+    if (!o->haveN) o->N = o->M;
+    if (o->M.n != o->N.n && o->M.n != 1 && o->N.n != 1) {
+        printf("%s: -M and -N lists must have one value or the same length\n", argv[0]);
+        return -1;
+    }
+    if (o->gpu_pointers && o->device == FT_DEVICE_CPU) {
+        printf("%s: --gpu-pointers needs --device cuda\n", argv[0]);
+        return -1;
+    }
+#ifndef FTLA_HAVE_CUDA
+    if (o->gpu_pointers) tu_skip_no_cuda(); /* device pointers need a CUDA build */
+#endif
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of the timed runs (the first is a warm-up when there are several). */
+static double median_time(double *t, int niter)
+{
+    if (niter > 1) t++, niter--;
+    qsort(t, (size_t)niter, sizeof *t, cmp_double);
+    return niter % 2 ? t[niter / 2] : 0.5 * (t[niter / 2 - 1] + t[niter / 2]);
+}
+
+static double qr_flops(double m, double n)
+{
+    double fm, fa;
+    if (m > n) {
+        fm = n * (n * (0.5 - (1. / 3.) * n + m) + m + 23. / 6.);
+        fa = n * (n * (0.5 - (1. / 3.) * n + m) + 5. / 6.);
+    } else {
+        fm = m * (m * (-0.5 - (1. / 3.) * m + n) + 2. * n + 23. / 6.);
+        fa = m * (m * (-0.5 - (1. / 3.) * m + n) + n + 5. / 6.);
+    }
+    return fm + fa;
+}
+
+#ifdef FTLA_HAVE_CUDA
+static cusolverDnHandle_t g_solver;
+#endif
+
+/* The peer: LAPACKE_dgeqrf (cpu) or cusolverDnDgeqrf (cuda, device memory); median seconds. */
+static double time_peer(const opts_t *o, int64_t m, int64_t n, const double *A)
+{
+    int64_t k = m < n ? m : n;
+    double *t = tu_malloc(o->niter), ret = -1;
+#ifdef FTLA_HAVE_CUDA
+    if (o->device == FT_DEVICE_CUDA) {
+        double *dA = NULL, *dTau = NULL, *dWork = NULL;
+        int *dInfo = NULL, lwork = 0;
+        if (!g_solver && cusolverDnCreate(&g_solver) != CUSOLVER_STATUS_SUCCESS) goto out;
+        if (cudaMalloc((void **)&dA, (size_t)(m * n + 1) * sizeof(double)) ||
+            cudaMalloc((void **)&dTau, (size_t)(k + 1) * sizeof(double)) ||
+            cudaMalloc((void **)&dInfo, sizeof(int)))
+            goto cuda_out;
+        cusolverDnDgeqrf_bufferSize(g_solver, (int)m, (int)n, dA, (int)(m > 1 ? m : 1), &lwork);
+        if (cudaMalloc((void **)&dWork, (size_t)(lwork + 1) * sizeof(double))) goto cuda_out;
+        for (int it = 0; it < o->niter; it++) {
+            cudaMemcpy(dA, A, (size_t)(m * n) * sizeof(double), cudaMemcpyHostToDevice);
+            cudaDeviceSynchronize();
+            double t0 = now();
+            cusolverDnDgeqrf(g_solver, (int)m, (int)n, dA, (int)(m > 1 ? m : 1), dTau, dWork,
+                             lwork, dInfo);
+            cudaDeviceSynchronize();
+            t[it] = now() - t0;
+        }
+        ret = median_time(t, o->niter);
+    cuda_out:
+        cudaFree(dA);
+        cudaFree(dTau);
+        cudaFree(dWork);
+        cudaFree(dInfo);
+        goto out;
+    }
+#endif
+    {
+        double *B = tu_malloc(m * n), *tau = tu_malloc(k);
+        for (int it = 0; it < o->niter; it++) {
+            tu_copy(m, n, A, m, B, m);
+            double t0 = now();
+            LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (int)m, (int)n, B, (int)(m > 1 ? m : 1), tau);
+            t[it] = now() - t0;
+        }
+        ret = median_time(t, o->niter);
+        free(B);
+        free(tau);
+    }
+#ifdef FTLA_HAVE_CUDA
+out:
+#endif
+    free(t);
+    return ret;
+}
+
+/* One ftla run on a copy of A into AF/tau; returns the status, *secs the call's time. */
+static int run_ftla(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n, const double *A,
+                    double *AF, double *tau, ft_report_t *rep, double *secs)
+{
+    int64_t lda = m > 1 ? m : 1;
+    ft_int info;
+    (void)o;
+    tu_copy(m, n, A, m, AF, lda);
+    int st;
+#ifdef FTLA_HAVE_CUDA
+    if (o->gpu_pointers) {
+        double *dA = NULL;
+        if (cudaMalloc((void **)&dA, (size_t)(m * n + 1) * sizeof(double))) return FT_ERR_CUDA;
+        cudaMemcpy(dA, AF, (size_t)(m * n) * sizeof(double), cudaMemcpyHostToDevice);
+        cudaDeviceSynchronize();
+        double t0 = now();
+        st = ft_dgeqrf_gpu_ex(ctx, (ft_int)m, (ft_int)n, dA, (ft_int)lda, tau, &info, rep);
+        *secs = now() - t0;
+        cudaMemcpy(AF, dA, (size_t)(m * n) * sizeof(double), cudaMemcpyDeviceToHost);
+        cudaFree(dA);
+        return st;
+    }
+#endif
+    int64_t lwork = n * 256 + 1;
+    double *work = tu_malloc(lwork);
+    double t0 = now();
+    st = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, work, (ft_int)lwork, &info,
+                      rep);
+    *secs = now() - t0;
+    free(work);
+    return st;
+}
+
+static void set_policy(ft_context_t *ctx, const opts_t *o, int protect)
+{
+    ft_policy_t p;
+    ft_context_get_policy(ctx, &p);
+    p.nb = o->nb;
+    p.verify_every = o->verify_every;
+    p.crossover = o->crossover;
+    p.protect = protect;
+    p.verbose = o->verbose;
+    ft_context_set_policy(ctx, &p);
+}
+
+/* Median time of niter fault-free ftla runs with the given protection. */
+static double time_ftla(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n, const double *A,
+                        int protect)
+{
+    int64_t k = m < n ? m : n;
+    double *AF = tu_malloc(m * n), *tau = tu_malloc(k), *t = tu_malloc(o->niter), ret;
+    set_policy(ctx, o, protect);
+    ft_inject_clear(ctx);
+    int bad = 0;
+    for (int it = 0; it < o->niter; it++) {
+        ft_report_t rep;
+        int st = run_ftla(o, ctx, m, n, A, AF, tau, &rep, &t[it]);
+        if (st) bad = st;
+    }
+    ret = bad ? -1.0 : median_time(t, o->niter);
+    free(AF);
+    free(tau);
+    free(t);
+    return ret;
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o;
+    if (parse_args(argc, argv, &o)) return 2;
+    if (o.device == FT_DEVICE_CUDA && !ft_cuda_available()) tu_skip_no_cuda();
+    ft_context_t *ctx = NULL;
+    int st = ft_context_create(&ctx, o.device);
+    if (st) {
+        printf("ft_context_create: %s\n", ft_strerror(st));
+        return 1;
+    }
+    tu_rng_t rng;
+    tu_seed(&rng, o.seed);
+    ft_inject_seed(ctx, o.seed);
+    printf("%% device %s, nb %d%s, verify every %d panels, crossover %d, tol %g, niter %d%s\n",
+           tu_device_name(o.device), o.nb, o.nb ? "" : " (automatic)", o.verify_every,
+           o.crossover, o.tol, o.niter, o.gpu_pointers ? ", device pointers" : "");
+    printf("%% peer: LAPACKE_dgeqrf (OpenBLAS) on cpu, cusolverDnDgeqrf on cuda (device memory); "
+           "GFLOP/s = LAPACK flop count / median time\n");
+    printf("%%     M      N   peer GF/s  ftla-on GF/s  ftla-off GF/s  ||A-QR||/(..eps)  "
+           "||I-QQ'||/(m eps)  inj det loc cor csum  status  result\n");
+    int len = o.M.n > o.N.n ? o.M.n : o.N.n;
+    for (int c = 0; c < len; c++) {
+        int64_t m = o.M.v[o.M.n == 1 ? 0 : c], n = o.N.v[o.N.n == 1 ? 0 : c];
+        int64_t k = m < n ? m : n;
+        double *A = tu_malloc(m * n), *AF = tu_malloc(m * n), *tau = tu_malloc(k);
+        tu_fill(&rng, m, n, A, m > 1 ? m : 1);
+        double fl = qr_flops((double)m, (double)n) / 1e9;
+        double tp = time_peer(&o, m, n, A);
+        double ton = o.protect ? time_ftla(&o, ctx, m, n, A, 1) : -1;
+        double toff = time_ftla(&o, ctx, m, n, A, 0);
+        /* the checked run, with the faults */
+        ft_report_t rep;
+        memset(&rep, 0, sizeof rep);
+        double res[2] = {0, 0}, secs;
+        set_policy(ctx, &o, o.protect);
+        ft_inject_clear(ctx);
+        for (int f = 0; f < o.nfaults; f++) ft_inject_add(ctx, &o.faults[f]);
+        st = run_ftla(&o, ctx, m, n, A, AF, tau, &rep, &secs);
+        if (o.check) qr_ratios(m, n, A, m > 1 ? m : 1, AF, m > 1 ? m : 1, tau, res);
+        int ok;
+        if (st == 0) ok = !o.check || (res[0] < o.tol && res[1] < o.tol);
+        else ok = st == FT_ERR_NOT_RECOVERED && rep.injected > 0 && rep.located > 0;
+        if (o.nfaults > 0 && rep.injected == 0 && k > 0) ok = 0; /* nothing applied */
+        char on[32], off[32], r0[32], r1[32];
+        if (ton > 0) snprintf(on, sizeof on, "%12.2f", fl / ton);
+        else snprintf(on, sizeof on, "%12s", "-");
+        if (toff > 0) snprintf(off, sizeof off, "%13.2f", fl / toff);
+        else snprintf(off, sizeof off, "%13s", "-");
+        if (o.check && st == 0) {
+            snprintf(r0, sizeof r0, "%16.2e", res[0]);
+            snprintf(r1, sizeof r1, "%17.2e", res[1]);
+        } else {
+            snprintf(r0, sizeof r0, "%16s", "-");
+            snprintf(r1, sizeof r1, "%17s", "-");
+        }
+        printf("%7lld %6lld %11.2f  %s  %s  %s  %s  %3lld %3lld %3lld %3lld %4lld  %6d  %s\n",
+               (long long)m, (long long)n, tp > 0 ? fl / tp : 0.0, on, off, r0, r1,
+               (long long)rep.injected, (long long)rep.detected, (long long)rep.located,
+               (long long)rep.corrected, (long long)rep.checksum_errors, st,
+               ok ? "ok" : "failed");
+        fflush(stdout);
+        if (ok) tu_passed++;
+        else tu_failed++;
+        free(A);
+        free(AF);
+        free(tau);
+    }
+    ft_context_destroy(ctx);
+#ifdef FTLA_HAVE_CUDA
+    if (g_solver) cusolverDnDestroy(g_solver);
+#endif
+    return tu_finish();
+}
