@@ -527,7 +527,11 @@ static int gemm_protected(gemm_t *g)
         goto out;
     }
     /* input C: its block sums (rows and columns), and a backup when asked */
-    if (g->have_c0) {
+    if (g->have_c0 && be->c0_pass) {
+        if ((st = be->c0_pass(ctx, FT_Q_MAIN, m, n, g->C, g->ldc, T, g->C0S, g->C0A, g->C0col,
+                              g->C0colA, g->Cb)))
+            goto out;
+    } else if (g->have_c0) {
         if ((st = be->block_sums(ctx, FT_Q_MAIN, 'N', m, n, g->C, g->ldc, T, g->C0S, m, g->C0A, m)))
             goto out;
         if ((st = be->block_sums(ctx, FT_Q_MAIN, 'T', n, m, g->C, g->ldc, T, g->C0col, n,

@@ -128,6 +128,7 @@ static const ft_backend_t g_host = {
     .block_sums = abft_host_block_sums,
     .col_absmax = abft_host_col_absmax,
     .verify_rows = abft_host_verify_rows,
+    .c0_pass = abft_host_c0_pass,
 };
 
 const ft_backend_t *ft_backend_host(void) { return &g_host; }

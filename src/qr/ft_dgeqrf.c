@@ -73,7 +73,22 @@ typedef struct {
     int not_recovered, uncorrectable;
     int64_t located_col;
     double tprot;
+    /* phase profile (policy.verbose >= 1 only; docs/qr.md "Where the time goes"): seconds
+     * accumulated over the call. Trailing-update and checksum-update times come from backend
+     * events (FT_EV_BASE.. in a ring of FT_EV_SLOTS steps, read two steps late, when they are
+     * known to have completed, so reading them never waits on the device). */
+    int prof;
+    double ph_panel, ph_wait, ph_update, ph_csum, ph_in, ph_out;
+    int64_t ev_next;             /* first step whose events have not been read yet */
+    int ev_la[3];                /* the step of this slot recorded its lookahead event */
 } qr_t;
+
+/* Timing events: ft_dgemm owns 0..3; ft_dgeqrf uses 4..15 as 3 slots x 4 events per step:
+ * +0 start (SIDE, after the panel arrived), +1 end of the lookahead columns (MAIN),
+ * +2 end of the rest of the trailing update (SIDE), +3 end of the checksum update (SIDE). */
+#define FT_EV_BASE 4
+#define FT_EV_SLOTS 3
+static int ev_id(int64_t step, int which) { return FT_EV_BASE + 4 * (int)(step % FT_EV_SLOTS) + which; }
 
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -407,6 +422,7 @@ static int verify(qr_t *g, int64_t i, int64_t step)
     }
 out:
     g->tprot += ft_wtime() - t0;
+    if (g->prof) g->ph_csum += ft_wtime() - t0;
     return FT_SUCCESS;
 }
 
@@ -587,6 +603,23 @@ static int encode(qr_t *g)
     return FT_SUCCESS;
 }
 
+/* Profile: read the update events of steps [ev_next, upto). Called only where those steps'
+ * events have completed (see factor), so event_elapsed does not wait on the device. */
+static int harvest(qr_t *g, int64_t upto)
+{
+    for (; g->ev_next < upto; g->ev_next++) {
+        const int64_t s = g->ev_next;
+        double up = 0.0, la = 0.0, cs = 0.0;
+        FT_CHECK(g->be->event_elapsed(g->ctx, ev_id(s, 0), ev_id(s, 2), &up));
+        if (g->ev_la[s % FT_EV_SLOTS])
+            FT_CHECK(g->be->event_elapsed(g->ctx, ev_id(s, 0), ev_id(s, 1), &la));
+        FT_CHECK(g->be->event_elapsed(g->ctx, ev_id(s, 2), ev_id(s, 3), &cs));
+        g->ph_update += up > la ? up : la;
+        g->ph_csum += cs;
+    }
+    return FT_SUCCESS;
+}
+
 static int factor(qr_t *g)
 {
     ft_context_t *ctx = g->ctx;
@@ -601,15 +634,22 @@ static int factor(qr_t *g)
         FT_CHECK(be->sync(ctx, FT_Q_MAIN));
         threshold(g);
         g->tprot += ft_wtime() - t0;
+        if (g->prof) g->ph_csum += ft_wtime() - t0;
     }
     for (int64_t p = 0; p < g->np; p++) {
         const int64_t i = p * nb, ib = imin(nb, k - i), mi = m - i;
         const int b = (int)(p & 1);
         double *hP = g->host ? dA + i + i * ld : g->hP;
         const int64_t ldp = g->host ? ld : g->ldp;
+        double tw = g->prof ? ft_wtime() : 0.0;
         if (needs_sync(g, p)) {
             FT_CHECK(be->sync(ctx, FT_Q_MAIN));
             FT_CHECK(be->sync(ctx, FT_Q_SIDE));
+            if (g->prof) {
+                double t1 = ft_wtime();
+                g->ph_wait += t1 - tw;
+                FT_CHECK(harvest(g, p)); /* everything issued so far has completed */
+            }
             if (g->nplan && p > 0) {
                 FT_CHECK(inject(g, FT_REGION_R, p - 1));
                 FT_CHECK(inject(g, FT_REGION_Q, p - 1));
@@ -620,13 +660,23 @@ static int factor(qr_t *g)
             }
             if (g->protect && g->q > 0 && p % g->q == 0) FT_CHECK(verify(g, i, p));
             FT_CHECK(be->get_matrix(ctx, FT_Q_D2H, mi, ib, dA + i + i * ld, ld, hP, ldp));
+            if (g->prof) tw = ft_wtime();
         }
         FT_CHECK(be->sync(ctx, FT_Q_D2H));
+        if (g->prof) {
+            double tp = ft_wtime();
+            g->ph_wait += tp - tw;
+            /* the panel copy of step p-1 was forked from MAIN after step p-1's lookahead, which
+             * waited for all of step p-2 on SIDE: step p-2's events have completed */
+            FT_CHECK(harvest(g, p - 1));
+            tw = tp;
+        }
 
         /* panel on the host: QR, T, V with explicit unit diagonal and zeros above */
         if ((st = ft_lapack_panel_qr(mi, ib, hP, ldp, g->tau + i, g->hwork, g->lhwork))) return st;
         double *hT = g->host ? g->dT[b] : g->hT, *hV = g->host ? g->dV[b] : g->hV;
         if ((st = ft_lapack_larft(mi, ib, hP, ldp, g->tau + i, hT, nb))) return st;
+        if (g->prof) g->ph_panel += ft_wtime() - tw;
         for (int64_t c = 0; c < ib; c++) {
             double *v = hV + c * m;
             const double *a = hP + c * ldp;
@@ -639,6 +689,10 @@ static int factor(qr_t *g)
         FT_CHECK(be->set_matrix(ctx, FT_Q_H2D, ib, ib, hT, nb, g->dT[b], nb));
         FT_CHECK(be->fork(ctx, FT_Q_H2D, FT_Q_MAIN));
         FT_CHECK(be->fork(ctx, FT_Q_H2D, FT_Q_SIDE));
+        if (g->prof) {
+            g->ev_la[p % FT_EV_SLOTS] = 0;
+            FT_CHECK(be->event_record(ctx, FT_Q_SIDE, ev_id(p, 0)));
+        }
 
         /* trailing update: the next panel first (MAIN), then the rest and the checksums (SIDE) */
         const int64_t j0 = i + ib;
@@ -648,6 +702,10 @@ static int factor(qr_t *g)
                 FT_CHECK(be->fork(ctx, FT_Q_SIDE, FT_Q_MAIN)); /* the rest of step p-1 */
                 FT_CHECK(larfb(g, FT_Q_MAIN, mi, la, ib, g->dV[b], m, g->dT[b], nb,
                                dA + i + j0 * ld, ld, g->dWa, nb));
+                if (g->prof) {
+                    g->ev_la[p % FT_EV_SLOTS] = 1;
+                    FT_CHECK(be->event_record(ctx, FT_Q_MAIN, ev_id(p, 1)));
+                }
                 if (!needs_sync(g, p + 1)) {
                     FT_CHECK(be->fork(ctx, FT_Q_MAIN, FT_Q_D2H));
                     double *hP2 = g->host ? dA + j0 + j0 * ld : g->hP;
@@ -658,12 +716,15 @@ static int factor(qr_t *g)
             FT_CHECK(larfb(g, FT_Q_SIDE, mi, n - j0 - la, ib, g->dV[b], m, g->dT[b], nb,
                            dA + i + (j0 + la) * ld, ld, g->dWb, nb));
         }
+        if (g->prof) FT_CHECK(be->event_record(ctx, FT_Q_SIDE, ev_id(p, 2)));
         if (g->protect)
             FT_CHECK(larfb(g, FT_Q_SIDE, mi, 2, ib, g->dV[b], m, g->dT[b], nb, g->dCS + i, m,
                            g->dWc, nb));
+        if (g->prof) FT_CHECK(be->event_record(ctx, FT_Q_SIDE, ev_id(p, 3)));
     }
     FT_CHECK(be->sync(ctx, FT_Q_MAIN));
     FT_CHECK(be->sync(ctx, FT_Q_SIDE));
+    if (g->prof) FT_CHECK(harvest(g, g->np));
     if (g->nplan) {
         FT_CHECK(inject(g, FT_REGION_R, g->np - 1));
         FT_CHECK(inject(g, FT_REGION_Q, g->np - 1));
@@ -751,6 +812,7 @@ static int dgeqrf_driver(ft_context_t *ctx, int is_gpu, const char *name, ft_int
     g.W = abft_wden(n);
     g.q = g.pol.verify_every;
     g.host = be->kind == FT_DEVICE_CPU;
+    g.prof = ctx->policy.verbose >= 1;
     const int64_t cross = g.pol.crossover == 0 ? 128 : g.pol.crossover;
     const int host_on_gpu = !is_gpu && !g.host;
     double *hbuf_owner = NULL;
@@ -772,7 +834,12 @@ static int dgeqrf_driver(ft_context_t *ctx, int is_gpu, const char *name, ft_int
             goto done;
         }
         if ((st = ft_workspace(ctx, be, FT_WS_A, need, (void **)&g.dA))) goto done;
+        double tc = g.prof ? ft_wtime() : 0.0;
         if ((st = be->set_matrix(ctx, FT_Q_MAIN, m, n, A, lda, g.dA, g.ldda))) goto done;
+        if (g.prof) { /* profiling only: wait for the copy so that it is not billed to encode */
+            if ((st = be->sync(ctx, FT_Q_MAIN))) goto done;
+            g.ph_in = ft_wtime() - tc;
+        }
     } else {
         g.dA = A;
         g.ldda = lda;
@@ -782,8 +849,10 @@ static int dgeqrf_driver(ft_context_t *ctx, int is_gpu, const char *name, ft_int
     plan_faults(&g);
     st = factor(&g);
     if (!st && host_on_gpu) {
+        double tc = g.prof ? ft_wtime() : 0.0;
         st = be->get_matrix(ctx, FT_Q_MAIN, m, n, g.dA, g.ldda, A, lda);
         if (!st) st = be->sync(ctx, FT_Q_MAIN);
+        if (g.prof) g.ph_out = ft_wtime() - tc;
     }
     if (!st) {
         if (g.uncorrectable) st = FT_ERR_UNCORRECTABLE;
@@ -811,6 +880,11 @@ done:
         char buf[512];
         ft_log(ctx, 1, "%s m=%d n=%d nb=%lld: %s", name, m, n, (long long)g.nb,
                ft_report_string(rep, buf, sizeof buf));
+        if (g.prof && hbuf_owner) /* the blocked driver ran (not the crossover path) */
+            ft_log(ctx, 1, "dgeqrf phases: panel_cpu %.3f ms, wait_panel %.3f ms, update_gpu "
+                   "%.3f ms, checksum %.3f ms, copy_in %.3f ms, copy_out %.3f ms, total %.3f ms",
+                   1e3 * g.ph_panel, 1e3 * g.ph_wait, 1e3 * g.ph_update, 1e3 * g.ph_csum,
+                   1e3 * g.ph_in, 1e3 * g.ph_out, 1e3 * rep->time_total);
     }
     return st;
 }
