@@ -1,7 +1,8 @@
 /*
  * bench_dgemm_gpu — ft_dgemm_gpu vs cuBLAS DGEMM in the same run, on device pointers.
  *
- *   bench_dgemm_gpu [-n N]... [--beta b] [--niter k] [--inject f] [--trans XY]
+ *   bench_dgemm_gpu [-n N]... [--beta b] [--niter k] [--inject f] [--trans XY] [--serial]
+ *                   [--tile T] [--block b]
  *
  * For each n: random A, B, C in [-1,1] (never zeros), cuBLAS timed with events (median of
  * niter after one warm-up), then ft_dgemm_gpu_ex timed the same way (protection on; with
@@ -56,7 +57,7 @@ static void fill(double *h, size_t n, unsigned *seed)
 
 int main(int argc, char **argv)
 {
-    int ns[16], nn = 0, niter = 5, inject = 0, serial = 0, tile = 0;
+    int ns[16], nn = 0, niter = 5, inject = 0, serial = 0, tile = 0, block = 1;
     double beta = 0.0;
     char ta = 'N', tb = 'N';
     for (int i = 1; i < argc; i++) {
@@ -65,10 +66,11 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--niter") && i + 1 < argc) niter = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--inject") && i + 1 < argc) inject = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--serial")) serial = 1;
+        else if (!strcmp(argv[i], "--block") && i + 1 < argc) block = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tile = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--trans") && i + 1 < argc) ta = argv[++i][0], tb = argv[i][1];
         else {
-            fprintf(stderr, "usage: %s [-n N]... [--beta b] [--niter k] [--inject f] [--trans XY] [--serial] [--tile T]\n",
+            fprintf(stderr, "usage: %s [-n N]... [--beta b] [--niter k] [--inject f] [--trans XY] [--serial] [--tile T] [--block b]\n",
                     argv[0]);
             return 2;
         }
@@ -119,65 +121,86 @@ int main(int argc, char **argv)
          * hit both alike */
         double maxerr = 0;
         long inj = 0, det = 0, cor = 0, rowfail = 0;
-        for (int it = 0; it <= niter && it < 64; it++) {
-            float ms;
-            CK(cudaMemcpy(dR, dC0, sz * 8, cudaMemcpyDeviceToDevice));
-            CK(cudaEventRecord(e0, 0));
-            CB(cublasDgemm(h, oa, ob, n, n, n, &alpha, dA, n, dB, n, &beta, dR, n));
-            CK(cudaEventRecord(e1, 0));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (it) tc[it - 1] = ms * 1e-3;
-            if (it == 0) CK(cudaMemcpy(hR, dR, sz * 8, cudaMemcpyDeviceToHost));
-
-            /* the same driver with protection off: the product on ftla's own stream/handle */
-            pol.protect = 0;
-            if (ft_context_set_policy(ctx, &pol)) return 2;
-            CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
-            CK(cudaDeviceSynchronize());
-            CK(cudaEventRecord(e0, 0));
-            if (ft_dgemm_gpu_ex(ctx, ta, tb, n, n, n, alpha, dA, n, dB, n, beta, dC, n, NULL))
-                rowfail++;
-            CK(cudaEventRecord(e1, 0));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (it) to[it - 1] = ms * 1e-3;
-            pol.protect = 1;
-            if (ft_context_set_policy(ctx, &pol)) return 2;
-
-            CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
-            CK(cudaDeviceSynchronize());
-            for (int f = 0; f < inject; f++) {
-                ft_fault_t fl = {FT_REGION_C, -1, -1, 52 + rand_r(&seed) % 11, 0.0, -1, -1};
-                ft_inject_add(ctx, &fl);
-            }
-            ft_report_t rep;
-            CK(cudaEventRecord(e0, 0));
-            int st = ft_dgemm_gpu_ex(ctx, ta, tb, n, n, n, alpha, dA, n, dB, n, beta, dC, n, &rep);
-            CK(cudaEventRecord(e1, 0));
-            CK(cudaEventSynchronize(e1));
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            if (it) {
-                tf[it - 1] = ms * 1e-3;
-                tp[it - 1] = rep.time_protect;
-                inj += rep.injected, det += rep.detected, cor += rep.corrected;
-            }
-            if (st) {
-                printf("%% ft_dgemm_gpu_ex returned %d (%s)\n", st, ft_strerror(st));
-                rowfail++;
-            }
-            if (rep.corrected != rep.injected || rep.checksum_errors) rowfail++;
-            if (it == niter || inject) { /* check the result of injected calls and the last one */
-                CK(cudaMemcpy(hC, dC, sz * 8, cudaMemcpyDeviceToHost));
-                double e = 0;
-                for (size_t i = 0; i < sz; i++) {
-                    double d = fabs(hC[i] - hR[i]);
-                    if (!(d <= e)) e = d;
+        /* --block 1 (default): the methods alternate run by run, so drift hits all alike.
+         * --block b > 1: b consecutive runs of one method, then of the next, the first run of
+         * each block discarded: each method in its own steady state (a fault run's host round
+         * trips leave the GPU idle, which lets the run after it boost: with b = 1 that run is
+         * cuBLAS). */
+        int nc = 0, nf = 0, no = 0, total = niter < 60 ? niter : 60;
+        for (int round = 0; nc < total || nf < total || no < total; round++) {
+            for (int method = 0; method < 3; method++) {
+                for (int rep_ = 0; rep_ < block + (block > 1); rep_++) {
+                    const int keep = (block > 1 ? rep_ > 0 : round > 0);
+                    float ms;
+                    if (method == 0) {
+                        if (nc >= total) break;
+                        CK(cudaMemcpy(dR, dC0, sz * 8, cudaMemcpyDeviceToDevice));
+                        CK(cudaDeviceSynchronize());
+                        CK(cudaEventRecord(e0, 0));
+                        CB(cublasDgemm(h, oa, ob, n, n, n, &alpha, dA, n, dB, n, &beta, dR, n));
+                        CK(cudaEventRecord(e1, 0));
+                        CK(cudaEventSynchronize(e1));
+                        CK(cudaEventElapsedTime(&ms, e0, e1));
+                        if (keep) tc[nc++] = ms * 1e-3;
+                        if (round == 0 && rep_ == 0)
+                            CK(cudaMemcpy(hR, dR, sz * 8, cudaMemcpyDeviceToHost));
+                    } else if (method == 1) {
+                        /* the same driver with protection off: ftla's own stream and handle */
+                        if (no >= total) break;
+                        pol.protect = 0;
+                        if (ft_context_set_policy(ctx, &pol)) return 2;
+                        CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
+                        CK(cudaDeviceSynchronize());
+                        CK(cudaEventRecord(e0, 0));
+                        if (ft_dgemm_gpu_ex(ctx, ta, tb, n, n, n, alpha, dA, n, dB, n, beta, dC, n,
+                                            NULL))
+                            rowfail++;
+                        CK(cudaEventRecord(e1, 0));
+                        CK(cudaEventSynchronize(e1));
+                        CK(cudaEventElapsedTime(&ms, e0, e1));
+                        if (keep) to[no++] = ms * 1e-3;
+                        pol.protect = 1;
+                        if (ft_context_set_policy(ctx, &pol)) return 2;
+                    } else {
+                        if (nf >= total) break;
+                        CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
+                        CK(cudaDeviceSynchronize());
+                        for (int f = 0; f < inject; f++) {
+                            ft_fault_t fl = {FT_REGION_C, -1, -1, 52 + rand_r(&seed) % 11, 0.0, -1, -1};
+                            ft_inject_add(ctx, &fl);
+                        }
+                        ft_report_t rep;
+                        CK(cudaEventRecord(e0, 0));
+                        int st = ft_dgemm_gpu_ex(ctx, ta, tb, n, n, n, alpha, dA, n, dB, n, beta, dC,
+                                                 n, &rep);
+                        CK(cudaEventRecord(e1, 0));
+                        CK(cudaEventSynchronize(e1));
+                        CK(cudaEventElapsedTime(&ms, e0, e1));
+                        if (keep) {
+                            tp[nf] = rep.time_protect;
+                            tf[nf++] = ms * 1e-3;
+                            inj += rep.injected, det += rep.detected, cor += rep.corrected;
+                        }
+                        if (st) {
+                            printf("%% ft_dgemm_gpu_ex returned %d (%s)\n", st, ft_strerror(st));
+                            rowfail++;
+                        }
+                        if (rep.corrected != rep.injected || rep.checksum_errors) rowfail++;
+                        if (inject || nf == total) { /* check injected calls and the last one */
+                            CK(cudaMemcpy(hC, dC, sz * 8, cudaMemcpyDeviceToHost));
+                            double e = 0;
+                            for (size_t i = 0; i < sz; i++) {
+                                double d = fabs(hC[i] - hR[i]);
+                                if (!(d <= e)) e = d;
+                            }
+                            e /= (double)n * DBL_EPSILON * (1.0 + fabs(beta));
+                            if (!(e <= maxerr)) maxerr = e;
+                        }
+                    }
                 }
-                e /= (double)n * DBL_EPSILON * (1.0 + fabs(beta));
-                if (!(e <= maxerr)) maxerr = e;
             }
         }
+        niter = total;
         double mc = median(tc, niter), mf = median(tf, niter), mp = median(tp, niter);
         double mo = median(to, niter);
         double fl = 2.0 * n * (double)n * n;

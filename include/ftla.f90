@@ -16,7 +16,7 @@
 !> with an extra last argument INFO (0, -i or an FT_ERR_* code). Inside a scope that uses this
 !> module the name ft_dgemm is the function below instead.
 !>
-!> ft_dgeqrf is not bound yet: it is not yet available in the library.
+!> ft_dgeqrf is not bound yet (the C routines exist: docs/api.md).
 module ftla
     use, intrinsic :: iso_c_binding
     implicit none

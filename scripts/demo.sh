@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# scripts/demo.sh [N | M N K [SEED]] — build ftla and run the demo (examples/demo.c): a random
-# 1024 x 1024 product (or the sizes given) on the GPU when one is usable, else on the CPU, with one
-# bit flip injected into C during the computation; the demo shows where the fault went, that it
-# was detected and corrected, and the error against a fault-free reference. Prints "demo: OK" and
-# exits 0 only when all of that holds.
+# scripts/demo.sh [N | M N K [SEED]] — build ftla and run the demo (examples/demo.c) on the GPU
+# when one is usable, else on the CPU: (1) a random 1024 x 1024 product (or the sizes given) with
+# one bit flip injected into C during the computation — where the fault went, that it was
+# detected and corrected, the error against a fault-free reference; (2) ft_dgeqrf of a random
+# 1024 x 1024 (M x N) matrix with one bit flip in a finished row of R and, in a second run, one in
+# the trailing matrix with online checks — detected, located, corrected in place, with the QR
+# accuracy ratios; then, shown only, a trailing fault consumed by a panel (located, not
+# recovered). Prints "demo: OK" and exits 0 only when the corrections and accuracy hold.
 #
 # Same environment as scripts/test.sh: FTLA_BUILD_DIR (default build), FTLA_CMAKE_ARGS, FTLA_JOBS;
 # FTLA_DEVICE=cpu forces the CPU.

@@ -5,7 +5,7 @@
  *
  *   testing_ft_dgeqrf [-M m] [-N n] [--nb nb] [--check] [--niter n] [--device cpu|cuda|auto]
  *                     [--inject SPEC]... [--verify-every q] [--protect on|off] [--seed s]
- *                     [--tol t] [--crossover c] [--gpu-pointers] [--verbose v]
+ *                     [--tol t] [--crossover c] [--gpu-pointers] [--verbose v] [--profile]
  *
  * -M/-N take a value or a range start:end:step; -N alone means square. SPEC is
  * region[:key=value]... with region R|trailing|Q|checksum and keys step, row, col, bit, value
@@ -17,6 +17,9 @@
  * FT_ERR_NOT_RECOVERED with the error located (the documented outcome of an error consumed by
  * later panels). Output: a `%` header, one row per size, `N passed, N failed`; exit 1 on any
  * failure, 77 when CUDA is asked for and no device can be used.
+ * --profile: one more fault-free protected run per size with policy.verbose = 1; the library's
+ * "ftla: dgeqrf phases: ..." line of that run (stderr, captured) is printed after the size's row
+ * with a `%` prefix (docs/qr.md "Where the time goes"); not timed, not part of ok/failed.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_dgeqrf_common.h"
@@ -25,6 +28,7 @@
 #include <stdio.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef FTLA_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -42,7 +46,7 @@ typedef struct {
 typedef struct {
     sizes_t M, N;
     int haveM, haveN;
-    int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose;
+    int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose, profile;
     ft_device_t device;
     uint64_t seed;
     double tol;
@@ -66,7 +70,9 @@ static void usage(const char *prog)
            "  --seed s               seed of the data and of random fault positions\n"
            "  --tol t                ratio threshold, times eps (default 30)\n"
            "  --gpu-pointers         data in device memory: ft_dgeqrf_gpu_ex (CUDA builds)\n"
-           "  --verbose v            policy.verbose (1: a line per call, 2: per event)\n",
+           "  --verbose v            policy.verbose (1: a line per call, 2: per event)\n"
+           "  --profile              one more protected run per size at verbose 1: print its\n"
+           "                         phases line (panel, waits, updates, checksums, copies)\n",
            prog);
 }
 
@@ -184,6 +190,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
             takes = 0;
             if (!strcmp(a, "--check")) o->check = 1;
             else if (!strcmp(a, "--gpu-pointers")) o->gpu_pointers = 1;
+            else if (!strcmp(a, "--profile")) o->profile = 1;
             else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 usage(argv[0]);
                 exit(0);
@@ -372,6 +379,52 @@ static double time_ftla(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n
     return ret;
 }
 
+/* --profile: one fault-free protected run at verbose 1 with stderr captured in a temporary
+ * file; the library's "dgeqrf phases:" line is printed on stdout with a `%` prefix, the other
+ * captured lines go back to stderr when --verbose >= 1 was asked for. */
+static void profile_run(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n, const double *A)
+{
+    int64_t k = m < n ? m : n;
+    double *AF = tu_malloc(m * n), *tau = tu_malloc(k), secs;
+    opts_t po = *o;
+    po.verbose = 1;
+    set_policy(ctx, &po, 1);
+    ft_inject_clear(ctx);
+    ft_report_t rep;
+    FILE *tmp = tmpfile();
+    int saved = -1;
+    fflush(stdout);
+    fflush(stderr);
+    if (tmp && (saved = dup(STDERR_FILENO)) >= 0 && dup2(fileno(tmp), STDERR_FILENO) < 0) {
+        close(saved);
+        saved = -1;
+    }
+    int st = run_ftla(&po, ctx, m, n, A, AF, tau, &rep, &secs);
+    fflush(stderr);
+    int found = 0;
+    if (saved >= 0) {
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        rewind(tmp);
+        char line[1024];
+        while (fgets(line, sizeof line, tmp)) {
+            if (strstr(line, "dgeqrf phases:")) {
+                printf("%% %s", line);
+                found = 1;
+            } else if (o->verbose >= 1) { /* the lines the caller asked for */
+                fputs(line, stderr);
+            }
+        }
+    }
+    if (tmp) fclose(tmp);
+    if (!found)
+        printf("%% %lld x %lld: no phases line (status %d%s)\n", (long long)m, (long long)n, st,
+               saved < 0 ? ", stderr not captured" : "; min(m,n) <= crossover: LAPACK path");
+    set_policy(ctx, o, o->protect);
+    free(AF);
+    free(tau);
+}
+
 int main(int argc, char **argv)
 {
     opts_t o;
@@ -434,6 +487,7 @@ int main(int argc, char **argv)
                (long long)rep.corrected, (long long)rep.checksum_errors, st,
                ok ? "ok" : "failed");
         fflush(stdout);
+        if (o.profile) profile_run(&o, ctx, m, n, A);
         if (ok) tu_passed++;
         else tu_failed++;
         free(A);
