@@ -138,6 +138,13 @@ int abft_host_c0_pass(ft_context_t *ctx, int q, int64_t m, int64_t n, const doub
 {
     if (m <= 0 || n <= 0) return FT_SUCCESS;
     if (T <= 0) return FT_ERR_INTERNAL;
+    if (!cs) {
+        /* row sums only (the driver keeps a backup and sums columns from it when needed) */
+        if (backup)
+            for (int64_t j = 0; j < n; j++)
+                memcpy(backup + j * m, C0 + j * ldc, (size_t)m * sizeof(double));
+        return abft_host_block_sums(ctx, q, 'N', m, n, C0, ldc, T, rs, m, ra, m);
+    }
     const int64_t nb = (n + T - 1) / T, mb = (m + T - 1) / T, W = abft_wden(T);
     const double h = 0.5 / (double)W, base = (double)(W + 1) * h;
     double *zeros = (n % 2 || T % 2) ? calloc((size_t)m, sizeof(double)) : NULL;

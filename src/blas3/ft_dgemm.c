@@ -113,10 +113,17 @@ static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
                                      Gr + GR_C0E * mI, mI));
             FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, mI, 1, g->C0A + t->i0 + t->J * m, m,
                                      Gr + GR_C0A * mI, mI));
-            FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, nJ, 2, g->C0col + t->j0 + 2 * t->I * n, n,
-                                     Gc + GC_C0E * nJ, nJ));
-            FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, nJ, 1, g->C0colA + t->j0 + t->I * n, n,
-                                     Gc + GC_C0A * nJ, nJ));
+            if (g->C0col) {
+                FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, nJ, 2, g->C0col + t->j0 + 2 * t->I * n, n,
+                                         Gc + GC_C0E * nJ, nJ));
+                FT_CHECK(be->copy_matrix(ctx, FT_Q_MAIN, nJ, 1, g->C0colA + t->j0 + t->I * n, n,
+                                         Gc + GC_C0A * nJ, nJ));
+            } else {
+                /* column sums of the input C not kept: computed here from its backup */
+                FT_CHECK(be->block_sums(ctx, FT_Q_MAIN, 'T', nJ, mI,
+                                        g->Cb + ft_ix(t->i0, t->j0, m), m, g->T,
+                                        Gc + GC_C0E * nJ, nJ, Gc + GC_C0A * nJ, nJ));
+            }
         }
         /* column predictions: Xi = [e_I w_I]^T op(A)(I,:) (k x 2), xa = |op(A)(I,:)|^T e,
          * q = op(B)(:,J)^T Xi (nJ x 2), bn(j) = ||op(B)(:,j)||_1 */
@@ -514,8 +521,12 @@ static int gemm_protected(gemm_t *g)
     if (g->have_c0) {
         g->C0S = p, p += 2 * m * nb;
         g->C0A = p, p += m * nb;
-        g->C0col = p, p += 2 * n * mb;
-        g->C0colA = p, p += n * mb;
+        /* the input C's column sums serve only the rare path: with a backup of C they are
+         * computed there, from the backup, for the flagged tiles alone */
+        if (!g->Cb) {
+            g->C0col = p, p += 2 * n * mb;
+            g->C0colA = p, p += n * mb;
+        }
     }
     g->tmp = p;
 
@@ -534,8 +545,8 @@ static int gemm_protected(gemm_t *g)
     } else if (g->have_c0) {
         if ((st = be->block_sums(ctx, FT_Q_MAIN, 'N', m, n, g->C, g->ldc, T, g->C0S, m, g->C0A, m)))
             goto out;
-        if ((st = be->block_sums(ctx, FT_Q_MAIN, 'T', n, m, g->C, g->ldc, T, g->C0col, n,
-                                 g->C0colA, n)))
+        if (g->C0col && (st = be->block_sums(ctx, FT_Q_MAIN, 'T', n, m, g->C, g->ldc, T, g->C0col,
+                                             n, g->C0colA, n)))
             goto out;
         if (g->Cb && (st = be->copy_matrix(ctx, FT_Q_MAIN, m, n, g->C, g->ldc, g->Cb, m))) goto out;
     }

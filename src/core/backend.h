@@ -94,9 +94,9 @@ typedef struct ft_backend {
                        int64_t *nunchecked);
 
     /* Optional (NULL: the driver calls block_sums twice and copy_matrix). One pass over the
-     * input C0 (m x n): its block row sums as block_sums('N', m, n, C0, T, rs, m, ra, m), its
-     * block column sums as block_sums('T', n, m, C0, T, cs, n, ca, n), and, when backup is not
-     * NULL, a copy of C0 into backup (ld m). */
+     * input C0 (m x n): its block row sums as block_sums('N', m, n, C0, T, rs, m, ra, m), when
+     * cs is not NULL its block column sums as block_sums('T', n, m, C0, T, cs, n, ca, n), and,
+     * when backup is not NULL, a copy of C0 into backup (ld m). */
     int (*c0_pass)(ft_context_t *ctx, int q, int64_t m, int64_t n, const double *C0, int64_t ldc,
                    int64_t T, double *rs, double *ra, double *cs, double *ca, double *backup);
 } ft_backend_t;
