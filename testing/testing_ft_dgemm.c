@@ -31,16 +31,11 @@
 #include <cuda_runtime.h>
 #endif
 
-#define MAX_SIZES 1024
 #define MAX_INJECT 64 /* the context's fault plan holds at most 64 pending faults */
 
-typedef struct {
-    int64_t v[MAX_SIZES];
-    int n;
-} sizes_t;
 
 typedef struct {
-    sizes_t M, N, K;
+    tu_sizes_t M, N, K;
     int haveM, haveN, haveK;
     char ta, tb;
     double alpha, beta;
@@ -75,31 +70,6 @@ static void usage(const char *prog)
            prog);
 }
 
-/* "v" or "start:end:step" into a list; 0 on success. */
-static int parse_sizes(const char *s, sizes_t *out)
-{
-    char *end;
-    errno = 0;
-    long long a = strtoll(s, &end, 10), b = a, c = 1;
-    if (end == s || errno) return -1;
-    if (*end == ':') {
-        const char *p = end + 1;
-        b = strtoll(p, &end, 10);
-        if (end == p) return -1;
-        if (*end == ':') {
-            p = end + 1;
-            c = strtoll(p, &end, 10);
-            if (end == p) return -1;
-        }
-    }
-    if (*end != '\0' || a < 0 || b < a || c <= 0) return -1;
-    out->n = 0;
-    for (long long v = a; v <= b; v += c) {
-        if (out->n >= MAX_SIZES) return -1;
-        out->v[out->n++] = v;
-    }
-    return 0;
-}
 
 static int parse_trans(const char *s, char *t)
 {
@@ -108,25 +78,7 @@ static int parse_trans(const char *s, char *t)
     return 0;
 }
 
-static int parse_int(const char *s, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi) return -1;
-    *out = (int)v;
-    return 0;
-}
 
-static int parse_double(const char *s, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno) return -1;
-    *out = v;
-    return 0;
-}
 
 static int parse_args(int argc, char **argv, opts_t *o)
 {
@@ -145,24 +97,24 @@ static int parse_args(int argc, char **argv, opts_t *o)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0, takes = 1;
-        if (!strcmp(a, "-M")) bad = !v || parse_sizes(v, &o->M), o->haveM = 1;
-        else if (!strcmp(a, "-N")) bad = !v || parse_sizes(v, &o->N), o->haveN = 1;
-        else if (!strcmp(a, "-K")) bad = !v || parse_sizes(v, &o->K), o->haveK = 1;
+        if (!strcmp(a, "-M")) bad = !v || tu_parse_sizes(v, &o->M), o->haveM = 1;
+        else if (!strcmp(a, "-N")) bad = !v || tu_parse_sizes(v, &o->N), o->haveN = 1;
+        else if (!strcmp(a, "-K")) bad = !v || tu_parse_sizes(v, &o->K), o->haveK = 1;
         else if (!strcmp(a, "--transa")) bad = !v || parse_trans(v, &o->ta);
         else if (!strcmp(a, "--transb")) bad = !v || parse_trans(v, &o->tb);
-        else if (!strcmp(a, "--alpha")) bad = !v || parse_double(v, &o->alpha);
-        else if (!strcmp(a, "--beta")) bad = !v || parse_double(v, &o->beta);
-        else if (!strcmp(a, "--niter")) bad = !v || parse_int(v, 1, 1000000, &o->niter);
+        else if (!strcmp(a, "--alpha")) bad = !v || tu_parse_double(v, &o->alpha);
+        else if (!strcmp(a, "--beta")) bad = !v || tu_parse_double(v, &o->beta);
+        else if (!strcmp(a, "--niter")) bad = !v || tu_parse_int(v, 1, 1000000, &o->niter);
         else if (!strcmp(a, "--device")) bad = !v || tu_parse_device(v, &o->device);
-        else if (!strcmp(a, "--inject")) bad = !v || parse_int(v, 0, MAX_INJECT, &o->inject);
+        else if (!strcmp(a, "--inject")) bad = !v || tu_parse_int(v, 0, MAX_INJECT, &o->inject);
         else if (!strcmp(a, "--bits")) {
             bad = !v || sscanf(v, "%d:%d", &o->bitlo, &o->bithi) != 2 || o->bitlo < 0 ||
                   o->bithi > 63 || o->bitlo > o->bithi;
         } else if (!strcmp(a, "--seed")) {
             char *end;
             bad = !v || (o->seed = strtoull(v, &end, 10), end == v || *end);
-        } else if (!strcmp(a, "--tol")) bad = !v || parse_double(v, &o->tol) || !(o->tol > 0);
-        else if (!strcmp(a, "--tile")) bad = !v || parse_int(v, 0, 1 << 20, &o->tile);
+        } else if (!strcmp(a, "--tol")) bad = !v || tu_parse_double(v, &o->tol) || !(o->tol > 0);
+        else if (!strcmp(a, "--tile")) bad = !v || tu_parse_int(v, 0, 1 << 20, &o->tile);
         else if (!strcmp(a, "--protect")) {
             bad = !v || (strcasecmp(v, "on") && strcasecmp(v, "off"));
             if (!bad) o->protect = strcasecmp(v, "on") == 0;
@@ -185,8 +137,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         i += takes;
     }
     /* sizes: only -N gives M = N = K; a missing dimension follows -N (or M, whichever given) */
-    if (!o->haveM && !o->haveN && !o->haveK) parse_sizes("256:1024:256", &o->N), o->haveN = 1;
-    const sizes_t *base = o->haveN ? &o->N : o->haveM ? &o->M : &o->K;
+    if (!o->haveM && !o->haveN && !o->haveK) tu_parse_sizes("256:1024:256", &o->N), o->haveN = 1;
+    const tu_sizes_t *base = o->haveN ? &o->N : o->haveM ? &o->M : &o->K;
     if (!o->haveM) o->M = *base;
     if (!o->haveN) o->N = *base;
     if (!o->haveK) o->K = *base;
@@ -204,7 +156,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
     return 0;
 }
 
-static int64_t size_at(const sizes_t *s, int i) { return s->n == 1 ? s->v[0] : s->v[i]; }
+static int64_t size_at(const tu_sizes_t *s, int i) { return s->n == 1 ? s->v[0] : s->v[i]; }
 
 static double wtime(void)
 {

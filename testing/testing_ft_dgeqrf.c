@@ -35,16 +35,11 @@
 #include <cusolverDn.h>
 #endif
 
-#define MAX_SIZES 1024
 #define MAX_INJECT 64
 
-typedef struct {
-    int64_t v[MAX_SIZES];
-    int n;
-} sizes_t;
 
 typedef struct {
-    sizes_t M, N;
+    tu_sizes_t M, N;
     int haveM, haveN;
     int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose, profile;
     ft_device_t device;
@@ -76,40 +71,7 @@ static void usage(const char *prog)
            prog);
 }
 
-static int parse_sizes(const char *s, sizes_t *out)
-{
-    char *end;
-    errno = 0;
-    long long a = strtoll(s, &end, 10), b = a, c = 1;
-    if (end == s || errno) return -1;
-    if (*end == ':') {
-        const char *p = end + 1;
-        b = strtoll(p, &end, 10);
-        if (end == p) return -1;
-        if (*end == ':') {
-            p = end + 1;
-            c = strtoll(p, &end, 10);
-            if (end == p) return -1;
-        }
-    }
-    if (*end != '\0' || a < 0 || b < a || c <= 0) return -1;
-    out->n = 0;
-    for (long long v = a; v <= b; v += c) {
-        if (out->n >= MAX_SIZES) return -1;
-        out->v[out->n++] = v;
-    }
-    return 0;
-}
 
-static int parse_int(const char *s, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || errno || v < lo || v > hi) return -1;
-    *out = (int)v;
-    return 0;
-}
 
 /* region[:key=value]... */
 static int parse_fault(const char *spec, ft_fault_t *f)
@@ -166,14 +128,14 @@ static int parse_args(int argc, char **argv, opts_t *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0, takes = 1;
-        if (!strcmp(a, "-M")) bad = !v || parse_sizes(v, &o->M), o->haveM = 1;
-        else if (!strcmp(a, "-N")) bad = !v || parse_sizes(v, &o->N), o->haveN = 1;
-        else if (!strcmp(a, "--nb")) bad = !v || parse_int(v, 0, 4096, &o->nb);
-        else if (!strcmp(a, "--niter")) bad = !v || parse_int(v, 1, 1000000, &o->niter);
+        if (!strcmp(a, "-M")) bad = !v || tu_parse_sizes(v, &o->M), o->haveM = 1;
+        else if (!strcmp(a, "-N")) bad = !v || tu_parse_sizes(v, &o->N), o->haveN = 1;
+        else if (!strcmp(a, "--nb")) bad = !v || tu_parse_int(v, 0, 4096, &o->nb);
+        else if (!strcmp(a, "--niter")) bad = !v || tu_parse_int(v, 1, 1000000, &o->niter);
         else if (!strcmp(a, "--device")) bad = !v || tu_parse_device(v, &o->device);
-        else if (!strcmp(a, "--verify-every")) bad = !v || parse_int(v, 0, 1 << 30, &o->verify_every);
-        else if (!strcmp(a, "--verbose")) bad = !v || parse_int(v, 0, 2, &o->verbose);
-        else if (!strcmp(a, "--crossover")) bad = !v || parse_int(v, -1, 1 << 30, &o->crossover);
+        else if (!strcmp(a, "--verify-every")) bad = !v || tu_parse_int(v, 0, 1 << 30, &o->verify_every);
+        else if (!strcmp(a, "--verbose")) bad = !v || tu_parse_int(v, 0, 2, &o->verbose);
+        else if (!strcmp(a, "--crossover")) bad = !v || tu_parse_int(v, -1, 1 << 30, &o->crossover);
         else if (!strcmp(a, "--inject")) {
             bad = !v || o->nfaults >= MAX_INJECT || parse_fault(v, &o->faults[o->nfaults]);
             if (!bad) o->nfaults++;
@@ -205,7 +167,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
         }
         i += takes;
     }
-    if (!o->haveM && !o->haveN) parse_sizes("256:1024:256", &o->N), o->haveN = 1;
+    if (!o->haveM && !o->haveN) tu_parse_sizes("256:1024:256", &o->N), o->haveN = 1;
     if (!o->haveM) o->M = o->N;
     if (!o->haveN) o->N = o->M;
     if (o->M.n != o->N.n && o->M.n != 1 && o->N.n != 1) {

@@ -1,5 +1,6 @@
 /* testing_util.c — helpers shared by the ftla testers and unit tests (see testing_util.h). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, setenv, strcasecmp */
+#include <errno.h>
 #include "testing_util.h"
 
 #include <cblas.h>
@@ -218,4 +219,49 @@ void tu_print_report(const char *what, const ft_report_t *rep)
                (int)ev->kind, (int)ev->region, (long long)ev->row, (long long)ev->col,
                (long long)ev->step, ev->before, ev->after);
     }
+}
+
+int tu_parse_sizes(const char *s, tu_sizes_t *out)
+{
+    char *end;
+    errno = 0;
+    long long a = strtoll(s, &end, 10), b = a, c = 1;
+    if (end == s || errno) return -1;
+    if (*end == ':') {
+        const char *p = end + 1;
+        b = strtoll(p, &end, 10);
+        if (end == p) return -1;
+        if (*end == ':') {
+            p = end + 1;
+            c = strtoll(p, &end, 10);
+            if (end == p) return -1;
+        }
+    }
+    if (*end != '\0' || a < 0 || b < a || c <= 0) return -1;
+    out->n = 0;
+    for (long long v = a; v <= b; v += c) {
+        if (out->n >= TU_MAX_SIZES) return -1;
+        out->v[out->n++] = v;
+    }
+    return 0;
+}
+
+int tu_parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+int tu_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno) return -1;
+    *out = v;
+    return 0;
 }

@@ -111,4 +111,16 @@ int tu_find_event(const ft_report_t *rep, ft_event_kind_t kind, int64_t row, int
 /** Print a report as one line prefixed by `what` (for failure diagnostics). */
 void tu_print_report(const char *what, const ft_report_t *rep);
 
+/* ---- command-line parsing shared by the testers ---- */
+#define TU_MAX_SIZES 1024
+typedef struct {
+    int64_t v[TU_MAX_SIZES];
+    int n;
+} tu_sizes_t;
+/* "v" or "start:end:step" into a list; 0 on success, -1 on a malformed or too long range. */
+int tu_parse_sizes(const char *s, tu_sizes_t *out);
+/* An integer in [lo, hi] / a double; 0 on success, -1 otherwise. */
+int tu_parse_int(const char *s, long lo, long hi, int *out);
+int tu_parse_double(const char *s, double *out);
+
 #endif
