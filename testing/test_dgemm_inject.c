@@ -44,16 +44,7 @@ typedef struct {
 
 static ft_context_t *make_ctx(int tile, int backup_c)
 {
-    ft_context_t *ctx = NULL;
-    int st = ft_context_create(&ctx, g_dev);
-    TU_CHECK(st == 0, "ft_context_create(%s): %s", tu_device_name(g_dev), ft_strerror(st));
-    if (!ctx) exit(tu_finish());
-    ft_policy_t pol;
-    ft_context_get_policy(ctx, &pol);
-    pol.tile = tile;
-    pol.backup_c = backup_c;
-    st = ft_context_set_policy(ctx, &pol);
-    TU_CHECK(st == 0, "ft_context_set_policy: %s", ft_strerror(st));
+    ft_context_t *ctx = tu_make_context(g_dev, tile, backup_c);
     ft_inject_seed(ctx, 7);
     return ctx;
 }

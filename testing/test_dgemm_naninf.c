@@ -116,15 +116,7 @@ int main(int argc, char **argv)
     g_dev = tu_device_from_args(argc, argv);
     ft_context_t *ctx[2] = {NULL, NULL};
     const char *ctxname[2] = {"tile 64", "auto tile"};
-    for (int c = 0; c < 2; c++) {
-        int st = ft_context_create(&ctx[c], g_dev);
-        TU_CHECK(st == 0, "ft_context_create: %s", ft_strerror(st));
-        if (!ctx[c]) return tu_finish();
-        ft_policy_t pol;
-        ft_context_get_policy(ctx[c], &pol);
-        pol.tile = c == 0 ? 64 : 0;
-        ft_context_set_policy(ctx[c], &pol);
-    }
+    for (int c = 0; c < 2; c++) ctx[c] = tu_make_context(g_dev, c == 0 ? 64 : 0, -1);
     tu_rng_t rng;
     tu_seed(&rng, 4242);
     const int64_t m = 150, n = 140, k = 130;

@@ -265,3 +265,18 @@ int tu_parse_double(const char *s, double *out)
     *out = v;
     return 0;
 }
+
+ft_context_t *tu_make_context(ft_device_t dev, int tile, int backup_c)
+{
+    ft_context_t *ctx = NULL;
+    int st = ft_context_create(&ctx, dev);
+    TU_CHECK(st == 0, "ft_context_create(%s): %s", tu_device_name(dev), ft_strerror(st));
+    if (!ctx) exit(tu_finish());
+    ft_policy_t pol;
+    ft_context_get_policy(ctx, &pol);
+    pol.tile = tile;
+    pol.backup_c = backup_c;
+    st = ft_context_set_policy(ctx, &pol);
+    TU_CHECK(st == 0, "ft_context_set_policy: %s", ft_strerror(st));
+    return ctx;
+}

@@ -111,6 +111,10 @@ int tu_find_event(const ft_report_t *rep, ft_event_kind_t kind, int64_t row, int
 /** Print a report as one line prefixed by `what` (for failure diagnostics). */
 void tu_print_report(const char *what, const ft_report_t *rep);
 
+/* A context on device dev with policy.tile = tile and policy.backup_c = backup_c (-1 = default);
+ * a failure is a failed check and ends the test (tu_finish). */
+ft_context_t *tu_make_context(ft_device_t dev, int tile, int backup_c);
+
 /* ---- command-line parsing shared by the testers ---- */
 #define TU_MAX_SIZES 1024
 typedef struct {
