@@ -119,19 +119,21 @@ module ftla
             integer(c_int) :: status
         end function ft_dgemm
 
-        !> ft_dgemm with an explicit context (c_null_ptr = default) and an optional report.
-        function ft_dgemm_ex(ctx, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &
-                             report) result(status) bind(C, name='ft_dgemm_ex')
-            import :: c_ptr, c_char, c_int, c_double, ft_report_t
+        !> The sized entry point behind ft_dgemm_ex (see "ABI stability" in ftla.h).
+        function c_ft_dgemm_ex_v(ctx, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, &
+                                 ldc, report, report_size) result(status) &
+            bind(C, name='ft_dgemm_ex_v')
+            import :: c_ptr, c_char, c_int, c_double, c_size_t, ft_report_t
             type(c_ptr), value :: ctx
             character(kind=c_char), value :: transa, transb
             integer(c_int), value :: m, n, k, lda, ldb, ldc
             real(c_double), value :: alpha, beta
             real(c_double), intent(in) :: a(lda, *), b(ldb, *)
             real(c_double), intent(inout) :: c(ldc, *)
-            type(ft_report_t), intent(out), optional :: report
+            type(ft_report_t), intent(inout), optional :: report
+            integer(c_size_t), value :: report_size
             integer(c_int) :: status
-        end function ft_dgemm_ex
+        end function c_ft_dgemm_ex_v
 
         !> ft_dgemm on device pointers (CUDA builds; e.g. from CUDA Fortran or OpenACC host_data).
         function ft_dgemm_gpu(transa, transb, m, n, k, alpha, da, lda, db, ldb, beta, dc, ldc) &
@@ -177,21 +179,24 @@ module ftla
             integer(c_int) :: status
         end function ft_context_destroy
 
-        function ft_context_get_policy(ctx, policy) result(status) &
-            bind(C, name='ft_context_get_policy')
-            import :: c_ptr, c_int, ft_policy_t
+        !> The sized entry points behind ft_context_get_policy / ft_context_set_policy.
+        function c_ft_context_get_policy_v(ctx, policy, size) result(status) &
+            bind(C, name='ft_context_get_policy_v')
+            import :: c_ptr, c_int, c_size_t, ft_policy_t
             type(c_ptr), value :: ctx
-            type(ft_policy_t), intent(out) :: policy
+            type(ft_policy_t), intent(inout) :: policy
+            integer(c_size_t), value :: size
             integer(c_int) :: status
-        end function ft_context_get_policy
+        end function c_ft_context_get_policy_v
 
-        function ft_context_set_policy(ctx, policy) result(status) &
-            bind(C, name='ft_context_set_policy')
-            import :: c_ptr, c_int, ft_policy_t
+        function c_ft_context_set_policy_v(ctx, policy, size) result(status) &
+            bind(C, name='ft_context_set_policy_v')
+            import :: c_ptr, c_int, c_size_t, ft_policy_t
             type(c_ptr), value :: ctx
             type(ft_policy_t), intent(in) :: policy
+            integer(c_size_t), value :: size
             integer(c_int) :: status
-        end function ft_context_set_policy
+        end function c_ft_context_set_policy_v
 
         !> The default context of the plain entry points (configured from FTLA_*).
         function ft_default_context() result(ctx) bind(C, name='ft_default_context')
@@ -221,7 +226,7 @@ module ftla
         end function ft_inject_seed
     end interface
 
-    private :: c_strlen
+    private :: c_strlen, c_ft_dgemm_ex_v, c_ft_context_get_policy_v, c_ft_context_set_policy_v
     interface
         function c_strlen(s) result(len) bind(C, name='strlen')
             import :: c_ptr, c_size_t
@@ -231,6 +236,39 @@ module ftla
     end interface
 
 contains
+
+    !> ft_dgemm with an explicit context (c_null_ptr = default) and an optional report. Passes
+    !> this module's size of ft_report_t, so the library writes only the fields it declares.
+    function ft_dgemm_ex(ctx, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, &
+                         report) result(status)
+        type(c_ptr), value :: ctx
+        character(kind=c_char), value :: transa, transb
+        integer(c_int), value :: m, n, k, lda, ldb, ldc
+        real(c_double), value :: alpha, beta
+        real(c_double), intent(in) :: a(lda, *), b(ldb, *)
+        real(c_double), intent(inout) :: c(ldc, *)
+        type(ft_report_t), intent(inout), optional :: report
+        integer(c_int) :: status
+        type(ft_report_t) :: like
+        status = c_ft_dgemm_ex_v(ctx, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, &
+                                 ldc, report, c_sizeof(like))
+    end function ft_dgemm_ex
+
+    !> The context's policy (this module's ft_policy_t layout; see "ABI stability" in ftla.h).
+    function ft_context_get_policy(ctx, policy) result(status)
+        type(c_ptr), value :: ctx
+        type(ft_policy_t), intent(inout) :: policy
+        integer(c_int) :: status
+        status = c_ft_context_get_policy_v(ctx, policy, c_sizeof(policy))
+    end function ft_context_get_policy
+
+    !> Replace the context's policy (validated first; nothing changes on FT_ERR_INVALID_VALUE).
+    function ft_context_set_policy(ctx, policy) result(status)
+        type(c_ptr), value :: ctx
+        type(ft_policy_t), intent(in) :: policy
+        integer(c_int) :: status
+        status = c_ft_context_set_policy_v(ctx, policy, c_sizeof(policy))
+    end function ft_context_set_policy
 
     !> Text of a status code (0, -i or FT_ERR_*) as a Fortran string.
     function ftla_strerror(status) result(msg)

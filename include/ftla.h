@@ -50,6 +50,10 @@ const char *ft_strerror(int status);
 /** Where a routine runs. AUTO: the GPU when one is present and the problem is large enough. */
 typedef enum { FT_DEVICE_AUTO = 0, FT_DEVICE_CPU = 1, FT_DEVICE_CUDA = 2 } ft_device_t;
 
+/** Version of the library that is running (may be newer than the header a caller was built
+ *  with). Any pointer may be NULL. */
+void ft_version(int *major, int *minor, int *patch);
+
 /** 1 when this build of ftla includes the CUDA backend, else 0. */
 int ft_have_cuda(void);
 /** 1 when the CUDA backend is built and a device can be used now, else 0. */
@@ -74,6 +78,16 @@ ft_xerbla_t ft_set_xerbla(ft_xerbla_t handler);
 /* Policy, context, fault injection, report                                                      */
 /* ------------------------------------------------------------------------------------------- */
 
+/*
+ * ABI stability of the structures that grow (ft_policy_t, ft_report_t). New fields are only ever
+ * appended. Every function that reads or writes one takes the caller's sizeof as a hidden
+ * argument: the names without _v below are macros that pass sizeof(...) as compiled into the
+ * caller, so a program built against an older ftla.h keeps working with a newer library — the
+ * library reads and writes only the fields that program knows (and keeps or defaults the rest).
+ * Bindings that cannot use the macros (Fortran, dlsym) call the _v functions with the size of
+ * their own copy of the structure, at least FT_POLICY_SIZE_V1 / FT_REPORT_SIZE_V1.
+ */
+
 /** Protection policy. Zero-initialised fields mean "library default" unless stated. */
 typedef struct {
     int protect;      /**< 1 = ABFT on (default), 0 = off (plain computation, same driver) */
@@ -89,7 +103,11 @@ typedef struct {
     int serial_encode;/**< ft_dgemm on CUDA: 0 = encode the operands on a side stream while the
                            product runs (default), 1 = encode before the product on the main
                            stream (for measurement; docs/dgemm.md) */
+    /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
+
+/** Size of the first version of ft_policy_t (the smallest a caller may pass). */
+#define FT_POLICY_SIZE_V1 (offsetof(ft_policy_t, serial_encode) + sizeof(int))
 
 /** Opaque context: backend choice, streams, cuBLAS handles, policy, injection plan, statistics. */
 typedef struct ft_context ft_context_t;
@@ -104,14 +122,25 @@ int ft_context_create(ft_context_t **ctx, ft_device_t device);
 int ft_context_destroy(ft_context_t *ctx);
 /** Use the caller's CUDA stream (a cudaStream_t, passed as void*) for the main queue; NULL = own. */
 int ft_context_set_stream(ft_context_t *ctx, void *cuda_stream);
-int ft_context_get_policy(const ft_context_t *ctx, ft_policy_t *policy);
-int ft_context_set_policy(ft_context_t *ctx, const ft_policy_t *policy);
+/** Read / replace the context's policy. size = the caller's sizeof(ft_policy_t) (see "ABI
+ *  stability" above; the macros pass it). set validates every field first and changes nothing
+ *  on FT_ERR_INVALID_VALUE. */
+int ft_context_get_policy_v(const ft_context_t *ctx, ft_policy_t *policy, size_t size);
+int ft_context_set_policy_v(ft_context_t *ctx, const ft_policy_t *policy, size_t size);
+#define ft_context_get_policy(ctx, policy)                                                         \
+    ft_context_get_policy_v((ctx), (policy), sizeof(ft_policy_t))
+#define ft_context_set_policy(ctx, policy)                                                         \
+    ft_context_set_policy_v((ctx), (policy), sizeof(ft_policy_t))
 /** The device requested for this context (what AUTO resolves to depends on the problem). */
 ft_device_t ft_context_device(const ft_context_t *ctx);
 /**
- * The default context used by the plain entry points, created on first use (thread-safe) and
- * configured from FTLA_DEVICE=auto|cpu|cuda, FTLA_VERBOSE=0|1|2, FTLA_PROTECT=0|1, FTLA_TILE=n,
- * FTLA_TOL=x, FTLA_NB=n. Plain entry points serialise on it.
+ * The calling thread's default context, used by the plain entry points and by the _ex routines
+ * called with ctx = NULL. Each thread has its own, created on the thread's first use and
+ * destroyed when the thread exits, configured from FTLA_DEVICE=auto|cpu|cuda, FTLA_VERBOSE,
+ * FTLA_PROTECT=0|1, FTLA_TILE=n, FTLA_TOL=x, FTLA_NB=n, FTLA_SERIAL_ENCODE (read once per
+ * process). So threads run in parallel, and a call made from inside another ftla call on the
+ * same thread (re-entrance: a handler, a nested routine) works. NULL only when it cannot be
+ * created (out of memory).
  */
 ft_context_t *ft_default_context(void);
 
@@ -183,10 +212,17 @@ typedef struct {
                                critical path, measured with the backend's clock */
     int nevents;          /**< events recorded (at most FT_REPORT_MAX_EVENTS; the counters count all) */
     ft_event_t events[FT_REPORT_MAX_EVENTS];
+    /* fields added by later versions go here, after all the fields above */
 } ft_report_t;
 
-/** One line summary of a report into buf (always NUL-terminated). Returns buf. */
-char *ft_report_string(const ft_report_t *report, char *buf, size_t len);
+/** Size of the first version of ft_report_t (the smallest a caller may pass). */
+#define FT_REPORT_SIZE_V1 (offsetof(ft_report_t, events) + FT_REPORT_MAX_EVENTS * sizeof(ft_event_t))
+
+/** One line summary of a report into buf (always NUL-terminated). Returns buf. size = the
+ *  caller's sizeof(ft_report_t) (the macro passes it). */
+char *ft_report_string_v(const ft_report_t *report, size_t size, char *buf, size_t len);
+#define ft_report_string(report, buf, len)                                                         \
+    ft_report_string_v((report), sizeof(ft_report_t), (buf), (len))
 
 /* ------------------------------------------------------------------------------------------- */
 /* ft_dgemm                                                                                      */
@@ -219,10 +255,14 @@ int ft_dgemm(char transa, char transb, ft_int m, ft_int n, ft_int k, double alph
              const double *A, ft_int lda, const double *B, ft_int ldb, double beta, double *C,
              ft_int ldc);
 
-/** ft_dgemm with an explicit context (NULL = default) and report (may be NULL). */
-int ft_dgemm_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
-                double alpha, const double *A, ft_int lda, const double *B, ft_int ldb,
-                double beta, double *C, ft_int ldc, ft_report_t *report);
+/** ft_dgemm with an explicit context (NULL = the thread's default) and report (may be NULL).
+ *  report_size = the caller's sizeof(ft_report_t) (the macro ft_dgemm_ex passes it). */
+int ft_dgemm_ex_v(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
+                  double alpha, const double *A, ft_int lda, const double *B, ft_int ldb,
+                  double beta, double *C, ft_int ldc, ft_report_t *report, size_t report_size);
+#define ft_dgemm_ex(ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, report)             \
+    ft_dgemm_ex_v((ctx), (ta), (tb), (m), (n), (k), (alpha), (A), (lda), (B), (ldb), (beta), (C),  \
+                  (ldc), (report), sizeof(ft_report_t))
 
 /**
  * ft_dgemm on device pointers (CUDA builds): A, B, C live in GPU memory; the work runs on the
@@ -232,9 +272,13 @@ int ft_dgemm_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n,
 int ft_dgemm_gpu(char transa, char transb, ft_int m, ft_int n, ft_int k, double alpha,
                  const double *dA, ft_int lda, const double *dB, ft_int ldb, double beta,
                  double *dC, ft_int ldc);
-int ft_dgemm_gpu_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
-                    double alpha, const double *dA, ft_int lda, const double *dB, ft_int ldb,
-                    double beta, double *dC, ft_int ldc, ft_report_t *report);
+int ft_dgemm_gpu_ex_v(ft_context_t *ctx, char transa, char transb, ft_int m, ft_int n, ft_int k,
+                      double alpha, const double *dA, ft_int lda, const double *dB, ft_int ldb,
+                      double beta, double *dC, ft_int ldc, ft_report_t *report,
+                      size_t report_size);
+#define ft_dgemm_gpu_ex(ctx, ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, report)         \
+    ft_dgemm_gpu_ex_v((ctx), (ta), (tb), (m), (n), (k), (alpha), (A), (lda), (B), (ldb), (beta),   \
+                      (C), (ldc), (report), sizeof(ft_report_t))
 
 /* ------------------------------------------------------------------------------------------- */
 /* ft_dgeqrf                                                                                     */
@@ -256,12 +300,18 @@ int ft_dgemm_gpu_ex(ft_context_t *ctx, char transa, char transb, ft_int m, ft_in
  */
 int ft_dgeqrf(ft_int m, ft_int n, double *A, ft_int lda, double *tau, double *work, ft_int lwork,
               ft_int *info);
-int ft_dgeqrf_ex(ft_context_t *ctx, ft_int m, ft_int n, double *A, ft_int lda, double *tau,
-                 double *work, ft_int lwork, ft_int *info, ft_report_t *report);
+int ft_dgeqrf_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *A, ft_int lda, double *tau,
+                   double *work, ft_int lwork, ft_int *info, ft_report_t *report,
+                   size_t report_size);
+#define ft_dgeqrf_ex(ctx, m, n, A, lda, tau, work, lwork, info, report)                            \
+    ft_dgeqrf_ex_v((ctx), (m), (n), (A), (lda), (tau), (work), (lwork), (info), (report),          \
+                   sizeof(ft_report_t))
 /** Device-pointer variant: dA in GPU memory, tau on the host. */
 int ft_dgeqrf_gpu(ft_int m, ft_int n, double *dA, ft_int ldda, double *tau, ft_int *info);
-int ft_dgeqrf_gpu_ex(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int ldda, double *tau,
-                     ft_int *info, ft_report_t *report);
+int ft_dgeqrf_gpu_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int ldda,
+                       double *tau, ft_int *info, ft_report_t *report, size_t report_size);
+#define ft_dgeqrf_gpu_ex(ctx, m, n, dA, ldda, tau, info, report)                                   \
+    ft_dgeqrf_gpu_ex_v((ctx), (m), (n), (dA), (ldda), (tau), (info), (report), sizeof(ft_report_t))
 
 #ifdef __cplusplus
 }

@@ -1,15 +1,12 @@
-/* context.c — contexts, policy, the default context, backend selection. */
-#include "context.h"
+/* context.c — contexts, policy, and the context's resources: pools of queues and events,
+ * workspace arenas (context.h). */
+#include "core/context.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
-
-/* Below this many flops, AUTO runs on the CPU: transfers and launches cost more than they save. */
-#define FT_AUTO_GPU_FLOPS (2.0 * 512.0 * 512.0 * 512.0)
 
 double ft_wtime(void)
 {
@@ -29,19 +26,51 @@ void ft_log(const ft_context_t *ctx, int level, const char *fmt, ...)
     va_end(ap);
 }
 
-void ft_policy_resolve(const ft_policy_t *in, ft_policy_t *out)
-{
-    *out = *in;
-    if (out->tol <= 0) out->tol = 2.0;
-}
+/* ---- policy ------------------------------------------------------------------------------- */
 
-static void policy_defaults(ft_policy_t *p)
+void ft_policy_defaults(ft_policy_t *p)
 {
     memset(p, 0, sizeof *p);
     p->protect = 1;
     p->tol = 2.0;
     p->backup_c = -1;
 }
+
+void ft_policy_resolve(const ft_policy_t *in, ft_policy_t *out)
+{
+    *out = *in;
+    if (out->tol <= 0) out->tol = 2.0;
+}
+
+/* The policy is versioned by the caller's sizeof (ftla.h, "ABI"): an older caller passes a
+ * smaller structure, and only the fields it knows are read or written. */
+static int policy_size_ok(size_t size)
+{
+    return size >= FT_POLICY_SIZE_V1 && size <= sizeof(ft_policy_t);
+}
+
+int ft_context_get_policy_v(const ft_context_t *ctx, ft_policy_t *p, size_t size)
+{
+    if (!ctx || !p || !policy_size_ok(size)) return FT_ERR_INVALID_VALUE;
+    memcpy(p, &ctx->policy, size);
+    return FT_SUCCESS;
+}
+
+int ft_context_set_policy_v(ft_context_t *ctx, const ft_policy_t *in, size_t size)
+{
+    if (!ctx || !in || !policy_size_ok(size)) return FT_ERR_INVALID_VALUE;
+    ft_policy_t p = ctx->policy; /* fields the caller does not know keep their values */
+    memcpy(&p, in, size);
+    if (p.protect < 0 || p.protect > 1 || p.tile < 0 || p.tol < 0 || p.nb < 0 ||
+        p.verify_every < 0 || p.backup_c < -1 || p.backup_c > 1 || p.crossover < -1 ||
+        p.verbose < 0 || p.serial_encode < 0 || p.serial_encode > 1)
+        return FT_ERR_INVALID_VALUE;
+    if (p.tol == 0) p.tol = 2.0;
+    ctx->policy = p;
+    return FT_SUCCESS;
+}
+
+/* ---- contexts ----------------------------------------------------------------------------- */
 
 int ft_have_cuda(void) { return ft_backend_cuda() != NULL; }
 
@@ -60,11 +89,12 @@ int ft_context_create(ft_context_t **out, ft_device_t device)
     ft_context_t *ctx = calloc(1, sizeof *ctx);
     if (!ctx) return FT_ERR_ALLOC;
     ctx->requested = device;
-    policy_defaults(&ctx->policy);
+    ft_policy_defaults(&ctx->policy);
     ctx->rng = 1;
-    pthread_mutex_init(&ctx->lock, NULL);
     if (device == FT_DEVICE_CUDA) {
-        int st = ft_cuda_ctx_init(ctx);
+        /* the main queue now, so that a broken device or cuBLAS shows at creation */
+        ft_queue_t *q;
+        int st = ft_queue_main(ctx, ft_backend_cuda(), &q);
         if (st) {
             ft_context_destroy(ctx);
             return st;
@@ -74,58 +104,19 @@ int ft_context_create(ft_context_t **out, ft_device_t device)
     return FT_SUCCESS;
 }
 
-int ft_workspace(ft_context_t *ctx, const ft_backend_t *be, int slot, size_t bytes, void **p)
-{
-    int b = be->kind == FT_DEVICE_CUDA;
-    *p = NULL;
-    if (slot < 0 || slot >= FT_WS_SLOTS) return FT_ERR_INTERNAL;
-    if (ctx->ws_size[b][slot] < bytes) {
-        if (ctx->ws[b][slot]) {
-            be->sync(ctx, FT_Q_MAIN);
-            be->sync(ctx, FT_Q_SIDE);
-            be->free(ctx, ctx->ws[b][slot]);
-        }
-        ctx->ws[b][slot] = NULL;
-        ctx->ws_size[b][slot] = 0;
-        FT_CHECK(be->alloc(ctx, &ctx->ws[b][slot], bytes));
-        ctx->ws_size[b][slot] = bytes;
-    }
-    *p = ctx->ws[b][slot];
-    return FT_SUCCESS;
-}
-
-void ft_workspace_trim(ft_context_t *ctx, size_t keep)
-{
-    for (int b = 0; b < 2; b++) {
-        const ft_backend_t *be = b ? ft_backend_cuda() : ft_backend_host();
-        for (int s = FT_WS_BACKUP; s < FT_WS_SLOTS; s++)
-            if (ctx->ws[b][s] && ctx->ws_size[b][s] > keep && be) {
-                be->free(ctx, ctx->ws[b][s]);
-                ctx->ws[b][s] = NULL;
-                ctx->ws_size[b][s] = 0;
-            }
-    }
-}
-
-void ft_workspace_release(ft_context_t *ctx)
-{
-    for (int b = 0; b < 2; b++) {
-        const ft_backend_t *be = b ? ft_backend_cuda() : ft_backend_host();
-        for (int s = 0; s < FT_WS_SLOTS; s++) {
-            if (ctx->ws[b][s] && be) be->free(ctx, ctx->ws[b][s]);
-            ctx->ws[b][s] = NULL;
-            ctx->ws_size[b][s] = 0;
-        }
-    }
-}
-
 int ft_context_destroy(ft_context_t *ctx)
 {
     if (!ctx) return FT_SUCCESS;
-    ft_workspace_release(ctx);
-    free(ctx->flags);
-    if (ctx->cuda_ready) ft_cuda_ctx_fini(ctx);
-    pthread_mutex_destroy(&ctx->lock);
+    for (int b = 0; b < FT_NBACKENDS; b++) {
+        const ft_backend_t *be = b ? ft_backend_cuda() : ft_backend_host();
+        if (!be) continue;
+        ft_pool_t *pl = &ctx->pool[b];
+        if (pl->main) be->queue_destroy(pl->main);
+        for (int i = 0; i < pl->n; i++) be->queue_destroy(pl->q[i]);
+        for (int i = 0; i < pl->ne; i++) be->event_destroy(pl->e[i]);
+        ft_arena_destroy(&ctx->work[b], be, 0);
+        ft_arena_destroy(&ctx->pinned[b], be, 1);
+    }
     free(ctx);
     return FT_SUCCESS;
 }
@@ -134,97 +125,142 @@ int ft_context_set_stream(ft_context_t *ctx, void *stream)
 {
     if (!ctx) return FT_ERR_INVALID_VALUE;
     if (!ft_have_cuda()) return FT_ERR_NOT_BUILT;
-    return ft_cuda_set_stream(ctx, stream);
-}
-
-int ft_context_get_policy(const ft_context_t *ctx, ft_policy_t *p)
-{
-    if (!ctx || !p) return FT_ERR_INVALID_VALUE;
-    *p = ctx->policy;
+    if (ctx->requested == FT_DEVICE_CPU) return FT_ERR_INVALID_VALUE;
+    ft_pool_t *pl = &ctx->pool[1];
+    if (pl->main) FT_CHECK(ft_backend_cuda()->queue_wrap(pl->main, stream));
+    ctx->user_stream = stream;
     return FT_SUCCESS;
 }
 
-int ft_context_set_policy(ft_context_t *ctx, const ft_policy_t *p)
+ft_device_t ft_context_device(const ft_context_t *ctx)
 {
-    if (!ctx || !p) return FT_ERR_INVALID_VALUE;
-    if (p->protect < 0 || p->protect > 1 || p->tile < 0 || p->tol < 0 || p->nb < 0 ||
-        p->verify_every < 0 || p->backup_c < -1 || p->backup_c > 1 || p->crossover < -1 ||
-        p->verbose < 0 || p->serial_encode < 0 || p->serial_encode > 1)
-        return FT_ERR_INVALID_VALUE;
-    ctx->policy = *p;
-    if (ctx->policy.tol == 0) ctx->policy.tol = 2.0;
+    return ctx ? ctx->requested : FT_DEVICE_AUTO;
+}
+
+/* ---- pools -------------------------------------------------------------------------------- */
+
+int ft_queue_main(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t **q)
+{
+    ft_pool_t *pl = &ctx->pool[ft_backend_index(be)];
+    if (!pl->main) {
+        void *native = be->kind == FT_DEVICE_CUDA ? ctx->user_stream : NULL;
+        FT_CHECK(be->queue_create(ctx, native, &pl->main));
+    }
+    *q = pl->main;
     return FT_SUCCESS;
 }
 
-ft_device_t ft_context_device(const ft_context_t *ctx) { return ctx ? ctx->requested : FT_DEVICE_AUTO; }
-
-/* ---- the default context ---- */
-
-static ft_context_t *g_default;
-static pthread_once_t g_default_once = PTHREAD_ONCE_INIT;
-
-static long env_long(const char *name, long def)
+int ft_queue_get(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t **q)
 {
-    const char *s = getenv(name);
-    if (!s || !*s) return def;
-    char *end;
-    long v = strtol(s, &end, 10);
-    return (*end == '\0') ? v : def;
-}
-
-static void default_init(void)
-{
-    ft_device_t dev = FT_DEVICE_AUTO;
-    const char *d = getenv("FTLA_DEVICE");
-    if (d && strcasecmp(d, "cpu") == 0) dev = FT_DEVICE_CPU;
-    if (d && (strcasecmp(d, "cuda") == 0 || strcasecmp(d, "gpu") == 0)) dev = FT_DEVICE_CUDA;
-    ft_context_t *ctx = NULL;
-    if (ft_context_create(&ctx, dev) != FT_SUCCESS) {
-        /* FTLA_DEVICE=cuda without a usable GPU: say so once, run on the CPU. */
-        fprintf(stderr, "ftla: FTLA_DEVICE=%s unavailable (%s); using the CPU\n", d ? d : "",
-                ft_have_cuda() ? "no CUDA device" : "built without CUDA");
-        if (ft_context_create(&ctx, FT_DEVICE_CPU) != FT_SUCCESS) return;
-    }
-    ctx->policy.verbose = (int)env_long("FTLA_VERBOSE", 0);
-    ctx->policy.protect = env_long("FTLA_PROTECT", 1) != 0;
-    ctx->policy.tile = (int)env_long("FTLA_TILE", 0);
-    ctx->policy.nb = (int)env_long("FTLA_NB", 0);
-    ctx->policy.serial_encode = env_long("FTLA_SERIAL_ENCODE", 0) != 0;
-    const char *t = getenv("FTLA_TOL");
-    if (t && *t) {
-        double v = strtod(t, NULL);
-        if (v > 0) ctx->policy.tol = v;
-    }
-    g_default = ctx;
-}
-
-ft_context_t *ft_default_context(void)
-{
-    pthread_once(&g_default_once, default_init);
-    return g_default;
-}
-
-/* ---- backend selection ---- */
-
-int ft_select_backend(ft_context_t *ctx, double flops, int is_gpu_data, const ft_backend_t **be)
-{
-    *be = NULL;
-    if (is_gpu_data) {
-        if (!ft_have_cuda()) return FT_ERR_NOT_BUILT;
-        if (ctx->requested == FT_DEVICE_CPU) return FT_ERR_INVALID_VALUE;
-        FT_CHECK(ft_cuda_ctx_init(ctx));
-        *be = ft_backend_cuda();
-        return FT_SUCCESS;
-    }
-    int use_cuda = 0;
-    if (ctx->requested == FT_DEVICE_CUDA) use_cuda = 1;
-    else if (ctx->requested == FT_DEVICE_AUTO)
-        use_cuda = flops >= FT_AUTO_GPU_FLOPS && ft_have_cuda() && ft_cuda_probe();
-    if (use_cuda) {
-        FT_CHECK(ft_cuda_ctx_init(ctx));
-        *be = ft_backend_cuda();
-    } else {
-        *be = ft_backend_host();
-    }
+    ft_pool_t *pl = &ctx->pool[ft_backend_index(be)];
+    for (int i = 0; i < pl->n; i++)
+        if (!pl->in_use[i]) {
+            pl->in_use[i] = 1;
+            *q = pl->q[i];
+            return FT_SUCCESS;
+        }
+    if (pl->n == FT_POOL_QUEUES) return FT_ERR_INTERNAL; /* more than any call nests */
+    FT_CHECK(be->queue_create(ctx, NULL, &pl->q[pl->n]));
+    pl->in_use[pl->n] = 1;
+    *q = pl->q[pl->n++];
     return FT_SUCCESS;
+}
+
+int ft_queue_put(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t *q)
+{
+    if (!q) return FT_SUCCESS;
+    ft_pool_t *pl = &ctx->pool[ft_backend_index(be)];
+    int st = be->sync(q);
+    for (int i = 0; i < pl->n; i++)
+        if (pl->q[i] == q) pl->in_use[i] = 0;
+    return st;
+}
+
+int ft_event_get(ft_context_t *ctx, const ft_backend_t *be, ft_qevent_t **e)
+{
+    ft_pool_t *pl = &ctx->pool[ft_backend_index(be)];
+    for (int i = 0; i < pl->ne; i++)
+        if (!pl->e_in_use[i]) {
+            pl->e_in_use[i] = 1;
+            *e = pl->e[i];
+            return FT_SUCCESS;
+        }
+    if (pl->ne == FT_POOL_EVENTS) return FT_ERR_INTERNAL;
+    FT_CHECK(be->event_create(ctx, &pl->e[pl->ne]));
+    pl->e_in_use[pl->ne] = 1;
+    *e = pl->e[pl->ne++];
+    return FT_SUCCESS;
+}
+
+void ft_event_put(ft_context_t *ctx, const ft_backend_t *be, ft_qevent_t *e)
+{
+    ft_pool_t *pl = &ctx->pool[ft_backend_index(be)];
+    for (int i = 0; i < pl->ne; i++)
+        if (pl->e[i] == e) pl->e_in_use[i] = 0;
+}
+
+/* ---- arenas ------------------------------------------------------------------------------- */
+
+static void blk_free(const ft_backend_t *be, int pinned, void *p)
+{
+    if (pinned) be->free_host(p);
+    else be->free(p);
+}
+
+int ft_arena_mark(const ft_arena_t *a) { return a->depth; }
+
+int ft_arena_alloc(ft_arena_t *a, const ft_backend_t *be, int pinned, size_t bytes, void **p)
+{
+    *p = NULL;
+    if (a->depth == FT_ARENA_BLOCKS) return FT_ERR_INTERNAL;
+    int best = -1;
+    for (int i = 0; i < a->nblk; i++)
+        if (!a->blk[i].in_use && a->blk[i].size >= bytes &&
+            (best < 0 || a->blk[i].size < a->blk[best].size))
+            best = i;
+    if (best < 0) {
+        if (a->nblk == FT_ARENA_BLOCKS) {
+            /* full: free the largest idle block (idle blocks cannot be large enough) */
+            int victim = -1;
+            for (int i = 0; i < a->nblk; i++)
+                if (!a->blk[i].in_use && (victim < 0 || a->blk[i].size > a->blk[victim].size))
+                    victim = i;
+            if (victim < 0) return FT_ERR_INTERNAL;
+            blk_free(be, pinned, a->blk[victim].p);
+            a->blk[victim] = a->blk[--a->nblk];
+            for (int d = 0; d < a->depth; d++)
+                if (a->order[d] == a->nblk) a->order[d] = victim;
+        }
+        size_t sz = bytes < 256 ? 256 : (bytes + 255) / 256 * 256;
+        if (sz < bytes) return pinned ? FT_ERR_ALLOC : FT_ERR_DEVICE_ALLOC;
+        void *np = NULL;
+        int st = pinned ? be->alloc_host(&np, sz) : be->alloc(&np, sz);
+        if (st) return st;
+        best = a->nblk++;
+        a->blk[best] = (ft_block_t){np, sz, 0};
+    }
+    a->blk[best].in_use = 1;
+    a->order[a->depth++] = best;
+    *p = a->blk[best].p;
+    return FT_SUCCESS;
+}
+
+void ft_arena_release(ft_arena_t *a, const ft_backend_t *be, int pinned, int mark)
+{
+    while (a->depth > mark) a->blk[a->order[--a->depth]].in_use = 0;
+    if (mark > 0) return;
+    for (int i = 0; i < a->nblk;) {
+        if (!a->blk[i].in_use && a->blk[i].size > FT_ARENA_KEEP) {
+            blk_free(be, pinned, a->blk[i].p);
+            a->blk[i] = a->blk[--a->nblk];
+        } else {
+            i++;
+        }
+    }
+}
+
+void ft_arena_destroy(ft_arena_t *a, const ft_backend_t *be, int pinned)
+{
+    for (int i = 0; i < a->nblk; i++) blk_free(be, pinned, a->blk[i].p);
+    memset(a, 0, sizeof *a);
 }

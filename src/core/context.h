@@ -1,52 +1,90 @@
 /*
- * context.h — the internals of ft_context_t, fault injection and small helpers shared by all
- * modules (never installed).
+ * context.h — the internals of ft_context_t, its resource pools and workspace arenas, and small
+ * helpers shared by all modules (never installed). docs/architecture.md: core depends on the
+ * backend only; no core file includes a module header.
  */
 #ifndef FTLA_CONTEXT_H
 #define FTLA_CONTEXT_H
 
-#include "backend.h"
+#include "backend/backend.h"
 #include "ftla.h"
-#include <pthread.h>
 #include <stdint.h>
 
 #define FT_MAX_FAULTS 64
-/* workspace slots: checksums, backup of C, device copies of A, B, C */
-enum { FT_WS_CHECK = 0, FT_WS_BACKUP = 1, FT_WS_A = 2, FT_WS_B = 3, FT_WS_C = 4, FT_WS_SLOTS = 5 };
+
+/* ---- workspace arena ----------------------------------------------------------------------
+ * Memory of one kind (a backend's work memory, or its host staging memory) cached by the
+ * context. Each allocation takes a whole cached block that is not in use (the smallest that is
+ * large enough) or a new one; a call marks the arena when it starts and releases what it took at
+ * the end, so a nested call (a recovery that calls a protected product) never receives memory
+ * its caller still uses. When the outermost call ends, blocks larger than FT_ARENA_KEEP are
+ * freed so a context does not hold copies of large matrices between calls. */
+#define FT_ARENA_BLOCKS 32
+#define FT_ARENA_KEEP ((size_t)512 << 20)
+
+typedef struct {
+    void *p;
+    size_t size;
+    int in_use;
+} ft_block_t;
+
+typedef struct {
+    ft_block_t blk[FT_ARENA_BLOCKS];
+    int nblk;
+    int order[FT_ARENA_BLOCKS]; /* block indices in allocation order (a stack) */
+    int depth;
+} ft_arena_t;
+
+/* ---- pools of queues and events ---------------------------------------------------------- */
+#define FT_POOL_QUEUES 16
+#define FT_POOL_EVENTS 64
+
+typedef struct {
+    ft_queue_t *q[FT_POOL_QUEUES];
+    int in_use[FT_POOL_QUEUES];
+    int n;
+    ft_qevent_t *e[FT_POOL_EVENTS];
+    int e_in_use[FT_POOL_EVENTS];
+    int ne;
+    ft_queue_t *main; /* the main queue: wraps the caller's stream when one is set */
+} ft_pool_t;
 
 struct ft_context {
-    ft_device_t requested;      /* what the caller asked for */
+    ft_device_t requested; /* what the caller asked for */
     ft_policy_t policy;
-    int cuda_ready;             /* ft_cuda_ctx_init done */
-    void *cuda;                 /* backend_cuda.cu private state (streams, handles, events) */
-    double host_events[FT_NEVENTS]; /* host backend "events": wall-clock seconds */
+    void *user_stream;     /* ft_context_set_stream (cuda), or NULL */
     /* fault injection plan */
     ft_fault_t faults[FT_MAX_FAULTS];
     int nfaults;
     uint64_t rng;
-    int64_t ncalls;             /* protected calls made on this context */
-    pthread_mutex_t lock;       /* serialises the plain entry points on the default context */
-    /* grow-only workspaces, [backend kind == CUDA][slot]: per-call allocation would page-fault
-     * on the host and synchronise the device (cudaFree) on the GPU */
-    void *ws[2][FT_WS_SLOTS];
-    void *flags;                /* host buffer for failing checks (ft_dgemm), allocated once */
-    size_t ws_size[2][FT_WS_SLOTS];
+    int64_t ncalls;        /* protected calls made on this context */
+    int depth;             /* calls in progress on this context (nesting) */
+    /* per backend (ft_backend_index): queues, events, work memory, host staging memory */
+    ft_pool_t pool[FT_NBACKENDS];
+    ft_arena_t work[FT_NBACKENDS];
+    ft_arena_t pinned[FT_NBACKENDS];
 };
 
-/* Workspace `slot` of at least `bytes` in the backend's work memory, owned by the context. */
-int ft_workspace(ft_context_t *ctx, const ft_backend_t *be, int slot, size_t bytes, void **p);
-void ft_workspace_release(ft_context_t *ctx);
-/* Free the matrix-sized slots (not the checksum slot) larger than `keep` bytes, so a context
- * does not hold copies of large matrices between calls. */
-void ft_workspace_trim(ft_context_t *ctx, size_t keep);
-#define FT_WS_KEEP ((size_t)512 << 20)
+/* Arena operations. pinned = 0: be->alloc (work memory), 1: be->alloc_host. */
+int ft_arena_alloc(ft_arena_t *a, const ft_backend_t *be, int pinned, size_t bytes, void **p);
+int ft_arena_mark(const ft_arena_t *a);
+/* Release everything allocated since `mark` (the queues using it must be idle). At mark 0,
+ * blocks larger than FT_ARENA_KEEP are freed. */
+void ft_arena_release(ft_arena_t *a, const ft_backend_t *be, int pinned, int mark);
+void ft_arena_destroy(ft_arena_t *a, const ft_backend_t *be, int pinned);
+
+/* Queues and events from the context's pool (created on first need, reused afterwards). Put
+ * waits for the queue's work first. */
+int ft_queue_get(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t **q);
+int ft_queue_put(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t *q);
+int ft_queue_main(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t **q);
+int ft_event_get(ft_context_t *ctx, const ft_backend_t *be, ft_qevent_t **e);
+void ft_event_put(ft_context_t *ctx, const ft_backend_t *be, ft_qevent_t *e);
 
 /* Policy with every 0 replaced by its default. */
 void ft_policy_resolve(const ft_policy_t *in, ft_policy_t *out);
-
-/* Pick the backend for a call of `flops` operations on host data (is_gpu_data = 0) or device
- * data (1). Initialises the CUDA state on first use. */
-int ft_select_backend(ft_context_t *ctx, double flops, int is_gpu_data, const ft_backend_t **be);
+/* Library defaults (the state of a new context). */
+void ft_policy_defaults(ft_policy_t *p);
 
 /* Wall clock, seconds. */
 double ft_wtime(void);
@@ -59,24 +97,8 @@ void ft_report_init(ft_report_t *r, ft_device_t backend);
 void ft_report_event(ft_report_t *r, ft_event_kind_t kind, ft_region_t region, int64_t row,
                      int64_t col, int64_t step, double before, double after);
 
-/* ---- fault injection (inject.c) ---- */
-uint64_t ft_rng_next(uint64_t *state);
-double ft_flip_bit(double x, int bit);
-/* Take (remove) the faults of region `region` planned for the current call (ctx->ncalls) and
- * for panel step `step` (-1: any step); at most `cap`. Random steps are resolved by the caller
- * with ft_rng_next. Returns how many were taken. */
-int ft_inject_take(ft_context_t *ctx, ft_region_t region, int64_t step, ft_fault_t *out, int cap);
-/* Drop the faults still planned for the current call (it could not apply them). */
-int ft_inject_drop_call(ft_context_t *ctx);
-/* Apply one fault to element (row, col) of a rows x cols work-memory matrix X (ld ldx),
- * resolving random row/col/bit, recording the event. */
-int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, const ft_fault_t *f, double *X,
-                    int64_t rows, int64_t cols, int64_t ldx, int64_t step, ft_report_t *rep,
-                    int64_t *row_out, int64_t *col_out);
-
-/* Index of element (i, j) of a column-major matrix with leading dimension ld (64-bit). */
+/* Column-major indexing and transposition flags. */
 static inline int64_t ft_ix(int64_t i, int64_t j, int64_t ld) { return i + j * ld; }
-
 static inline int ft_is_trans(char t) { return t == 'T' || t == 't' || t == 'C' || t == 'c'; }
 static inline int ft_is_notrans(char t) { return t == 'N' || t == 'n'; }
 

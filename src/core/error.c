@@ -4,6 +4,13 @@
 #include <pthread.h>
 #include <stdio.h>
 
+void ft_version(int *major, int *minor, int *patch)
+{
+    if (major) *major = FTLA_VERSION_MAJOR;
+    if (minor) *minor = FTLA_VERSION_MINOR;
+    if (patch) *patch = FTLA_VERSION_PATCH;
+}
+
 const char *ft_strerror(int s)
 {
     switch (s) {

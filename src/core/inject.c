@@ -1,6 +1,6 @@
 /* inject.c — the fault-injection plan: what to corrupt, where and when (DESIGN.md). Cheap when
  * unused: one integer test per injection point. */
-#include "context.h"
+#include "core/inject.h"
 
 #include <string.h>
 
@@ -49,12 +49,13 @@ int ft_inject_seed(ft_context_t *ctx, uint64_t seed)
     return FT_SUCCESS;
 }
 
-int ft_inject_take(ft_context_t *ctx, ft_region_t region, int64_t step, ft_fault_t *out, int cap)
+int ft_inject_take(ft_context_t *ctx, int64_t call, ft_region_t region, int64_t step,
+                   ft_fault_t *out, int cap)
 {
     int n = 0, keep = 0;
     for (int i = 0; i < ctx->nfaults; i++) {
         ft_fault_t *f = &ctx->faults[i];
-        int match = f->region == region && f->call == ctx->ncalls &&
+        int match = f->region == region && f->call == call &&
                     (step < 0 || f->step < 0 || f->step == step);
         if (match && n < cap) out[n++] = *f;
         else ctx->faults[keep++] = *f;
@@ -63,9 +64,9 @@ int ft_inject_take(ft_context_t *ctx, ft_region_t region, int64_t step, ft_fault
     return n;
 }
 
-int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, const ft_fault_t *f, double *X,
-                    int64_t rows, int64_t cols, int64_t ldx, int64_t step, ft_report_t *rep,
-                    int64_t *row_out, int64_t *col_out)
+int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t *q, const ft_fault_t *f,
+                    double *X, int64_t rows, int64_t cols, int64_t ldx, int64_t step,
+                    ft_report_t *rep, int64_t *row_out, int64_t *col_out)
 {
     if (rows <= 0 || cols <= 0) return FT_SUCCESS;
     int64_t i = f->row >= 0 ? f->row : (int64_t)(ft_rng_next(&ctx->rng) % (uint64_t)rows);
@@ -78,9 +79,9 @@ int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, const ft_fault_t 
     }
     double *p = X + ft_ix(i, j, ldx);
     double before, after;
-    FT_CHECK(be->get_elem(ctx, FT_Q_MAIN, p, &before));
+    FT_CHECK(be->get_elem(q, p, &before));
     after = f->bit >= 0 ? ft_flip_bit(before, f->bit) : before + f->value;
-    FT_CHECK(be->set_elem(ctx, FT_Q_MAIN, p, after));
+    FT_CHECK(be->set_elem(q, p, after));
     if (rep) {
         rep->injected++;
         ft_report_event(rep, FT_EVENT_INJECTED, f->region, i, j, step, before, after);
@@ -92,14 +93,14 @@ int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, const ft_fault_t 
     return FT_SUCCESS;
 }
 
-int ft_inject_drop_call(ft_context_t *ctx)
+int ft_inject_drop_call(ft_context_t *ctx, int64_t call)
 {
     int keep = 0, dropped = 0;
     for (int i = 0; i < ctx->nfaults; i++) {
-        if (ctx->faults[i].call == ctx->ncalls) {
+        if (ctx->faults[i].call == call) {
             dropped++;
             ft_log(ctx, 1, "fault in region %d planned for call %lld not applicable: dropped",
-                   (int)ctx->faults[i].region, (long long)ctx->ncalls);
+                   (int)ctx->faults[i].region, (long long)call);
         } else {
             ctx->faults[keep++] = ctx->faults[i];
         }

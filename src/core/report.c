@@ -1,5 +1,5 @@
 /* report.c — ft_report_t helpers. */
-#include "context.h"
+#include "core/context.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,10 +24,10 @@ void ft_report_event(ft_report_t *r, ft_event_kind_t kind, ft_region_t region, i
     e->after = after;
 }
 
-char *ft_report_string(const ft_report_t *r, char *buf, size_t len)
+char *ft_report_string_v(const ft_report_t *r, size_t size, char *buf, size_t len)
 {
     if (!buf || len == 0) return buf;
-    if (!r) {
+    if (!r || size < FT_REPORT_SIZE_V1) {
         buf[0] = '\0';
         return buf;
     }

@@ -1,5 +1,5 @@
-/* lapack_host.c — host LAPACK (LAPACKE) calls used by the factorizations; see lapack_host.h. */
-#include "lapack_host.h"
+/* host_lapack.c — host LAPACK (LAPACKE) calls of the factorizations (backend.h, "host LAPACK"). */
+#include "backend/backend.h"
 
 #include <lapacke.h>
 #include <limits.h>

@@ -1,16 +1,17 @@
 /*
- * abft_cuda.cu — the ABFT kernels of the cuda backend (semantics: core/backend.h; formulas:
- * blas3/abft.h, shared with the host version abft_host.c so both compute the same checks).
+ * cuda_reduce.cu — the generic reductions of the cuda backend (semantics: backend.h; weights:
+ * src/abft/abft.h, shared with the host version host_reduce.c so both compute the same sums).
  *
- * block_sums reads every element of C once per verification and is on the critical path: it is
- * written to stream X at HBM bandwidth (coalesced 8-byte loads, 4 independent loads in flight
- * per thread, enough thread blocks to fill the machine). The other two kernels touch O(m nb) or
- * O(k nb) data and only need to be simple and exact.
+ * block_sums reads every element of a matrix once per verification and is on the critical path:
+ * it is written to stream X at HBM bandwidth (coalesced 8-byte loads, 4 independent loads in
+ * flight per thread, enough thread blocks to fill the machine). col_absmax touches O(m n) data
+ * once and only needs to be simple and exact.
  */
 #include <limits.h>
 #include <stdlib.h>
 
-#include "blas3/abft_cuda.h"
+#include "abft/abft.h"
+#include "backend/cuda/cuda_internal.h"
 
 namespace {
 
@@ -211,54 +212,6 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
-/*
- * verify_rows: one thread per check (i, J), t = i + J*m so that a warp reads 32 consecutive rows
- * of the column-major m x nb / m x 2nb inputs (coalesced); grid-stride over t with a block-uniform
- * loop so every warp stays converged for its ballots. Each thread evaluates abft_row_check (the
- * same code as the host). Failing checks of a warp take consecutive slots of the flag buffer with
- * one atomicAdd per warp (ballot + popc); slots >= cap are counted but not stored. Unverifiable
- * checks are counted the same way (one atomicAdd per warp, not per thread: with NaN inputs every
- * check may be unverifiable).
- */
-__global__ void __launch_bounds__(kThreads)
-    verify_rows_kernel(const abft_rowcheck_args_t a, unsigned long long *counters,
-                       abft_flag_t *flags, int64_t cap)
-{
-    const int lane = threadIdx.x & 31;
-    const int64_t total = a.m * a.nb, stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t t0 = (int64_t)blockIdx.x * blockDim.x; t0 < total; t0 += stride) {
-        const int64_t t = t0 + threadIdx.x;
-        int res = 0;
-        int64_t i = 0, J = 0;
-        double de = 0.0, dw = 0.0, tau = 0.0;
-        if (t < total) {
-            J = t / a.m;
-            i = t - J * a.m;
-            res = abft_row_check(&a, i, J, &de, &dw, &tau);
-        }
-        const unsigned fail = __ballot_sync(kFullMask, res == 1);
-        const unsigned unchecked = __ballot_sync(kFullMask, res == 2);
-        if (lane == 0 && unchecked) atomicAdd(&counters[1], (unsigned long long)__popc(unchecked));
-        if (fail) {
-            unsigned long long base = 0;
-            if (lane == 0) base = atomicAdd(&counters[0], (unsigned long long)__popc(fail));
-            base = __shfl_sync(kFullMask, base, 0);
-            if (res == 1) {
-                const unsigned long long slot = base + __popc(fail & ((1u << lane) - 1u));
-                if (slot < (unsigned long long)cap) {
-                    abft_flag_t f;
-                    f.row = i;
-                    f.blk = J;
-                    f.de = de;
-                    f.dw = dw;
-                    f.tau = tau;
-                    flags[slot] = f;
-                }
-            }
-        }
-    }
-}
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
 int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -274,29 +227,12 @@ int zero_cols(double *p, int64_t ld, int64_t rows, int64_t ncols, cudaStream_t s
     return FT_SUCCESS;
 }
 
-/* Stream of queue q, with the state initialised and the queue checked. */
-int queue_stream(ft_context_t *ctx, int q, cudaStream_t *s)
-{
-    if (q < 0 || q >= FT_NQUEUES) return FT_ERR_INTERNAL;
-    FT_CHECK(ft_cuda_ctx_init(ctx));
-    *s = ftla_cuda_stream(ctx, q);
-    return FT_SUCCESS;
-}
 
 } /* namespace */
 
 extern "C" {
 
-/* Flags in the host backend's order: block J, then row i. */
-static int flag_cmp(const void *pa, const void *pb)
-{
-    const abft_flag_t *a = (const abft_flag_t *)pa, *b = (const abft_flag_t *)pb;
-    if (a->blk != b->blk) return a->blk < b->blk ? -1 : 1;
-    if (a->row != b->row) return a->row < b->row ? -1 : 1;
-    return 0;
-}
-
-int abft_cuda_block_sums(ft_context_t *ctx, int q, char trans, int64_t rows, int64_t cols,
+int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols,
                          const double *X, int64_t ldx, int64_t T, double *sums, int64_t lds,
                          double *abss, int64_t ldabs)
 {
@@ -309,9 +245,8 @@ int abft_cuda_block_sums(ft_context_t *ctx, int q, char trans, int64_t rows, int
     /* leading dimensions, where more than one column is addressed */
     if (notrans ? (cols > 1 && ldx < rows) : (rows > 1 && ldx < cols)) return FT_ERR_INTERNAL;
     if ((sums && lds < rows) || (abss && nb > 1 && ldabs < rows)) return FT_ERR_INTERNAL;
-    cudaStream_t s;
-    FT_CHECK(queue_stream(ctx, q, &s));
-    const int64_t nsm = ftla_cuda_sm_count(ctx);
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const int64_t nsm = ftla_cuda_queue_sm_count(q);
 
     bs_args a;
     a.rows = rows;
@@ -354,71 +289,16 @@ int abft_cuda_block_sums(ft_context_t *ctx, int q, char trans, int64_t rows, int
     return FT_SUCCESS;
 }
 
-int abft_cuda_col_absmax(ft_context_t *ctx, int q, int64_t rows, int64_t cols, const double *X,
+int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *out)
 {
     if (rows < 0 || cols < 0) return FT_ERR_INTERNAL;
     if (cols == 0) return FT_SUCCESS;
     if (!out || (rows > 0 && !X) || (cols > 1 && rows > 0 && ldx < rows)) return FT_ERR_INTERNAL;
-    cudaStream_t s;
-    FT_CHECK(queue_stream(ctx, q, &s));
+    cudaStream_t s = ftla_cuda_queue_stream(q);
     const dim3 grid((unsigned)imin(cols, kMaxGridX));
     col_absmax_kernel<<<grid, kThreads, 0, s>>>(rows, cols, X, ldx, out);
     FTLA_CUDA_TRY(cudaGetLastError());
-    return FT_SUCCESS;
-}
-
-int abft_cuda_verify_rows(ft_context_t *ctx, int q, const abft_rowcheck_args_t *args,
-                          abft_flag_t *flags, int64_t cap, int64_t *nflags, int64_t *nunchecked)
-{
-    if (!args || !nflags || !nunchecked || cap < 0 || (cap > 0 && !flags)) return FT_ERR_INTERNAL;
-    *nflags = 0;
-    *nunchecked = 0;
-    if (args->m < 0 || args->nb < 0) return FT_ERR_INTERNAL;
-    cudaStream_t s;
-    FT_CHECK(queue_stream(ctx, q, &s));
-    const int64_t total = args->m * args->nb;
-    if (total == 0) {
-        FTLA_CUDA_TRY(cudaStreamSynchronize(s)); /* the contract: queue q is synchronised */
-        return FT_SUCCESS;
-    }
-    const int64_t nsm = ftla_cuda_sm_count(ctx);
-    const dim3 grid((unsigned)imin(ceil_div(total, kThreads), 16 * nsm));
-
-    /* Device layout of the scratch: 2 counters (failing, unverifiable), then the flag buffer.
-     * The first pass stores at most 4096 flags (a small persistent buffer); in the rare case of
-     * more failures and a larger cap, a second pass re-runs the (cheap, deterministic) checks
-     * with room for min(count, cap) flags. */
-    const size_t head = 256;
-    int64_t dcap = imin(cap, 4096);
-    unsigned long long nf = 0, nu = 0;
-    abft_flag_t *dflags = NULL;
-    for (int pass = 0; pass < 2; pass++) {
-        void *dev = NULL, *host = NULL;
-        FT_CHECK(ftla_cuda_scratch(ctx, head + (size_t)dcap * sizeof(abft_flag_t), &dev, &host));
-        unsigned long long *counters = (unsigned long long *)dev;
-        dflags = (abft_flag_t *)((char *)dev + head);
-        FTLA_CUDA_TRY(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned long long), s));
-        verify_rows_kernel<<<grid, kThreads, 0, s>>>(*args, counters, dflags, dcap);
-        FTLA_CUDA_TRY(cudaGetLastError());
-        FTLA_CUDA_TRY(cudaMemcpyAsync(host, counters, 2 * sizeof(unsigned long long),
-                                      cudaMemcpyDeviceToHost, s));
-        FTLA_CUDA_TRY(cudaStreamSynchronize(s));
-        nf = ((const unsigned long long *)host)[0];
-        nu = ((const unsigned long long *)host)[1];
-        if (nf <= (unsigned long long)dcap || dcap == cap) break;
-        dcap = imin((int64_t)nf, cap);
-    }
-    const int64_t ncopy = imin((int64_t)nf, dcap);
-    if (ncopy > 0) {
-        FTLA_CUDA_TRY(cudaMemcpyAsync(flags, dflags, (size_t)ncopy * sizeof(abft_flag_t),
-                                      cudaMemcpyDeviceToHost, s));
-        FTLA_CUDA_TRY(cudaStreamSynchronize(s));
-        /* slots come in atomic order; sort into the host backend's order */
-        qsort(flags, (size_t)ncopy, sizeof(abft_flag_t), flag_cmp);
-    }
-    *nflags = (int64_t)nf;
-    *nunchecked = (int64_t)nu;
     return FT_SUCCESS;
 }
 

@@ -1,0 +1,159 @@
+/*
+ * abft.h — the checksum mathematics shared by every routine (ft_dgemm, ft_dgeqrf, and the coming
+ * checkpoint): weights, location, thresholds and the decision rules, written once. Pure
+ * arithmetic: no memory, no backend, usable from host code and CUDA kernels alike, so every
+ * backend computes exactly the same checks. Derivations: docs/thresholds.md.
+ */
+#ifndef FTLA_ABFT_H
+#define FTLA_ABFT_H
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define FT_HD __host__ __device__ __forceinline__
+#else
+#define FT_HD static inline
+#endif
+
+#define ABFT_U (DBL_EPSILON / 2)             /* unit roundoff */
+#define ABFT_ETA 4.9406564584124654e-324     /* smallest subnormal, 2^-1074 */
+
+/* ---- weights and location ----------------------------------------------------------------- */
+
+/* Smallest power of two >= T: the weight denominator, so every weight is exact in binary. */
+FT_HD int64_t abft_wden(int64_t T)
+{
+    int64_t W = 1;
+    while (W < T) W <<= 1;
+    return W;
+}
+
+/* Weight of local column jj (0 <= jj < W) of a block: w = (W + jj + 1) / (2W), in (1/2, 1].
+ * In (1/2, 1] so that (a) a data error delta shows in the weighted check as w*delta >= delta/2
+ * (it cannot hide under the threshold when the plain check fires), (b) weighted sums never
+ * exceed plain absolute sums (no extra overflow), (c) w is exact, so w = dw/de locates jj.
+ * This is the only place the formula is written; kernels call it (0.5/W is a power of two, the
+ * product is exact, and a compiler hoists the quotient out of loops). */
+FT_HD double abft_weight(int64_t jj, int64_t W)
+{
+    return (double)(W + jj + 1) * (0.5 / (double)W);
+}
+
+/* Inverse of abft_weight: the local column a ratio dw/de points to (may be out of range). */
+FT_HD int64_t abft_locate(double ratio, int64_t W)
+{
+    double x = ratio * (double)(2 * W) - (double)(W + 1);
+    return (int64_t)floor(x + 0.5);
+}
+
+/* Is a pair of residuals (r plain, s weighted) consistent with one error in local column jj?
+ * s = w_jj r up to the noise of both checks (2 thr) and a quarter of the weight spacing. */
+FT_HD int abft_consistent(double r, double s, int64_t jj, int64_t W, double thr)
+{
+    return fabs(s - abft_weight(jj, W) * r) <= 2.0 * thr + fabs(r) / (4.0 * (double)W);
+}
+
+/* ---- decision rule of a pair of checks ---------------------------------------------------- */
+
+enum {
+    ABFT_PASS = 0,          /* both checks within the threshold */
+    ABFT_FAIL_PLAIN = 1,    /* bit: the plain check fails */
+    ABFT_FAIL_WEIGHTED = 2, /* bit: the weighted check fails */
+    ABFT_FAIL_BOTH = 3,     /* a data error: its weight in (1/2, 1] shows it in both */
+    ABFT_UNVERIFIABLE = -1  /* the threshold is not finite: NaN/Inf inputs or overflow */
+};
+
+/* Outcome of comparing residuals de (plain) and dw (weighted) with tau. NaN fails. */
+FT_HD int abft_compare(double de, double dw, double tau)
+{
+    return (!(fabs(de) <= tau) ? ABFT_FAIL_PLAIN : 0) | (!(fabs(dw) <= tau) ? ABFT_FAIL_WEIGHTED : 0);
+}
+
+/* Only one of the two checks fails: the checksum itself was hit, not the data. */
+FT_HD int abft_is_checksum_only(int outcome)
+{
+    return outcome == ABFT_FAIL_PLAIN || outcome == ABFT_FAIL_WEIGHTED;
+}
+
+/* ---- ft_dgemm thresholds ------------------------------------------------------------------ */
+
+/*
+ * Threshold of one check (a sum of T elements of C = alpha*op(A)*op(B) + beta*C0 along a row of
+ * a tile, or along a column), compared with its prediction. With
+ *   g  >= sum over the T elements of |op(A)(i,:)| |op(B)(:,j)|   (||op(A)(i,:)||_1 * max_l z(l),
+ *         z = block row sums of |op(B)|; docs/thresholds.md)
+ *   h  =  sum over the T elements of |C0(i,j)|
+ *   s  =  sum over the T elements of |C(i,j)| (computed result)
+ * the computed check and prediction differ by at most
+ *   gamma_{2k+2T+4} (|alpha| g + |beta| h) + gamma_T s   (+ underflow terms)
+ * We flag above tol * that bound: never on rounding alone, whatever the scaling of the data.
+ */
+FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double g,
+                      double h, double s)
+{
+    double kk = (double)k, tt = (double)T;
+    double bound = (2.0 * kk + 2.0 * tt + 4.0) * (fabs(alpha) * g + fabs(beta) * h) + (tt + 1.0) * s;
+    return tol * (ABFT_U * bound + (kk + 2.0) * (tt + 1.0) * 4.0 * ABFT_ETA);
+}
+
+/* The computed-sum part of the threshold, gamma_T * s (abft_tau with g = h = 0, no eta). */
+FT_HD double abft_tau_s(double tol, int64_t T, double s)
+{
+    return tol * ABFT_U * ((double)T + 1.0) * s;
+}
+
+/*
+ * The decision rule of one dgemm check pair (a row or a column of a tile): residuals de = se - pe
+ * (plain) and dw = sw - pw (weighted), bound ingredients g, h, s as for abft_tau.
+ * Returns ABFT_UNVERIFIABLE when the input part of the bound is not finite (NaN/Inf inputs or
+ * overflow: the result is whatever IEEE arithmetic gives, not a soft error); ABFT_FAIL_BOTH when
+ * the computed sum is not finite under a finite bound (an exponent flip to Inf/NaN); else
+ * abft_compare against the full bound. *tau receives the threshold used.
+ */
+FT_HD int abft_check(double tol, int64_t k, int64_t T, double alpha, double beta, double g,
+                     double h, double s, double de, double dw, double *tau)
+{
+    double t = abft_tau(tol, k, T, alpha, beta, g, h, 0.0);
+    *tau = t;
+    if (!isfinite(t)) return ABFT_UNVERIFIABLE;
+    if (!isfinite(s)) return ABFT_FAIL_BOTH;
+    t += abft_tau_s(tol, T, s);
+    *tau = t;
+    return abft_compare(de, dw, t);
+}
+
+/* ---- ft_dgeqrf thresholds ----------------------------------------------------------------- */
+
+/* ||x||_2 with scaling (no overflow/underflow in the squares); NaN/Inf propagate. */
+FT_HD double abft_nrm2(int64_t n, const double *x)
+{
+    double scale = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double a = fabs(x[i]);
+        if (!(a <= DBL_MAX)) return a; /* Inf or NaN */
+        if (a > scale) scale = a;
+    }
+    if (scale == 0.0) return 0.0;
+    double s = 0.0;
+    for (int64_t i = 0; i < n; i++) {
+        double t = x[i] / scale;
+        s += t * t;
+    }
+    return scale * sqrt(s);
+}
+
+/*
+ * Threshold of the QR checks r = c - R e, s = v - R w (docs/qr.md): with colsum = sum_j ||a_j||_2
+ * of the ORIGINAL A (each bounded by sqrt(||a_j||_1 max_i |a_ij|) >= ||a_j||_2, Hoelder) and
+ * ce = ||A e||_2,
+ *     bound = u (colsum + ce),   tau = tol ((m + n) bound + (m + n)(n + 2) 4 eta).
+ */
+FT_HD double abft_qr_bound(double colsum, double ce) { return ABFT_U * (colsum + ce); }
+FT_HD double abft_qr_tau(double tol, int64_t m, int64_t n, double bound)
+{
+    return tol * ((double)(m + n) * bound + (double)(m + n) * (double)(n + 2) * 4.0 * ABFT_ETA);
+}
+
+#endif

@@ -1,0 +1,130 @@
+/*
+ * backend.h — the only way algorithm code reaches BLAS, memory, copies, queues and CUDA
+ * (docs/architecture.md). This layer knows nothing of the modules above it (blas3, qr, ...):
+ * it offers memory, copies, queue and event handles, BLAS wrappers, generic reductions and
+ * device queries. A module's own device kernels live in that module's op table, which it
+ * obtains with ft_backend_kind(); they reach a queue's native handle through the backend's
+ * host/ or cuda/ internal header.
+ *
+ * Two implementations:
+ *   host  (host/): OpenBLAS on host memory. Direct mode runs every operation when it is issued;
+ *         deferred mode (FTLA_HOST_DEFERRED=1, docs/architecture.md) queues work per queue and
+ *         runs it only when a sync, an event or a dependent queue needs it, as late as ordering
+ *         allows, so a missing fork or sync shows on the CPU;
+ *   cuda  (cuda/): cuBLAS and own kernels on device memory, each queue a CUDA stream with its own
+ *         cuBLAS handle, copies cudaMemcpy2DAsync.
+ * "Work memory" is host memory for host, device memory for cuda. Matrices are column-major,
+ * sizes 64-bit; narrowing to a 32-bit BLAS interface is checked (FT_ERR_TOO_LARGE).
+ * Every function returns 0 or an ft_status_t; none aborts.
+ */
+#ifndef FTLA_BACKEND_H
+#define FTLA_BACKEND_H
+
+#include "ftla.h"
+#include <stddef.h>
+#include <stdint.h>
+
+/* A queue: work issued on one queue runs in order; different queues may overlap. Created by
+ * whoever needs one (in practice through the context's pool, core/context.h). */
+typedef struct ft_queue ft_queue_t;
+/* An event: a point in a queue's work, for ordering and timing. */
+typedef struct ft_qevent ft_qevent_t;
+
+typedef struct ft_backend {
+    ft_device_t kind;
+    const char *name;
+
+    /* ---- memory. alloc/free: work memory. alloc_host: host memory suited for asynchronous
+     * copies (pinned on cuda). free functions accept NULL. ---- */
+    int (*alloc)(void **p, size_t bytes);
+    void (*free)(void *p);
+    int (*alloc_host)(void **p, size_t bytes);
+    void (*free_host)(void *p);
+    /* Free work memory in bytes (0 = unknown / unlimited: host). */
+    size_t (*mem_free)(void);
+
+    /* ---- queues and events ---- */
+    /* New queue for ctx. native: the caller's stream to wrap (cuda; NULL = a new one). */
+    int (*queue_create)(ft_context_t *ctx, void *native, ft_queue_t **q);
+    /* Waits for the queue's work, then destroys it (a wrapped stream is not destroyed). */
+    void (*queue_destroy)(ft_queue_t *q);
+    /* Make q issue on another native stream from now on (NULL: its own); work already issued
+     * stays ahead of everything issued later. */
+    int (*queue_wrap)(ft_queue_t *q, void *native);
+    /* The host waits for all work issued on q; returns the first failure of deferred work. */
+    int (*sync)(ft_queue_t *q);
+    /* Queue `to` waits for all work issued so far on `from` (no host wait). */
+    int (*fork)(ft_queue_t *from, ft_queue_t *to);
+    int (*event_create)(ft_context_t *ctx, ft_qevent_t **e);
+    void (*event_destroy)(ft_qevent_t *e);
+    int (*event_record)(ft_qevent_t *e, ft_queue_t *q);
+    /* Seconds between two recorded events (waits for e1). */
+    int (*event_elapsed)(ft_qevent_t *e0, ft_qevent_t *e1, double *seconds);
+
+    /* ---- copies of an m x n column-major matrix on queue q (asynchronous on cuda) ---- */
+    int (*memset0)(ft_queue_t *q, void *p, size_t bytes);
+    int (*set_matrix)(ft_queue_t *q, int64_t m, int64_t n, const double *hA, int64_t lda,
+                      double *dA, int64_t ldda);                            /* host -> work */
+    int (*get_matrix)(ft_queue_t *q, int64_t m, int64_t n, const double *dA, int64_t ldda,
+                      double *hA, int64_t lda);                             /* work -> host */
+    int (*copy_matrix)(ft_queue_t *q, int64_t m, int64_t n, const double *dA, int64_t ldda,
+                       double *dB, int64_t lddb);                           /* work -> work */
+    /* Single elements of work memory, synchronous (the queue is drained first): fault
+     * injection and in-place correction touch a handful of elements. */
+    int (*get_elem)(ft_queue_t *q, const double *p, double *value);
+    int (*set_elem)(ft_queue_t *q, double *p, double value);
+
+    /* ---- BLAS on work memory, BLAS semantics (trans 'N'/'T'/'C') ---- */
+    int (*dgemm)(ft_queue_t *q, char ta, char tb, int64_t m, int64_t n, int64_t k, double alpha,
+                 const double *A, int64_t lda, const double *B, int64_t ldb, double beta,
+                 double *C, int64_t ldc);
+    /* B := alpha*op(A)*B (side 'L') or alpha*B*op(A) (side 'R'), A triangular, in place. */
+    int (*dtrmm)(ft_queue_t *q, char side, char uplo, char transa, char diag, int64_t m,
+                 int64_t n, double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
+    /* y := alpha*op(A)*x + beta*y (incx = incy = 1). */
+    int (*dgemv)(ft_queue_t *q, char ta, int64_t m, int64_t n, double alpha, const double *A,
+                 int64_t lda, const double *x, double beta, double *y);
+
+    /* ---- generic reductions ---- */
+    /* Block sums of the logical matrix X' = op(X) (rows x cols; trans 'N': X' = X stored
+     * rows x cols; 'T': X' = X^T, X stored cols x rows). The columns of X' are split into
+     * nb = ceil(cols / T) blocks; for every row r and block J (weights w_j = abft_weight(j - J*T,
+     * abft_wden(T)), src/abft/abft.h):
+     *   sums[r + (2J)  *lds] = sum_{j in J}       X'(r, j)     (if sums != NULL)
+     *   sums[r + (2J+1)*lds] = sum_{j in J} w_j * X'(r, j)
+     *   abss[r + J*ldabs]    = sum_{j in J}      |X'(r, j)|    (if abss != NULL)
+     * Outputs are overwritten. */
+    int (*block_sums)(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
+                      int64_t ldx, int64_t T, double *sums, int64_t lds, double *abss,
+                      int64_t ldabs);
+    /* out[c] = max_r |X(r, c)| (NaN propagates) for an rows x cols column-major X. */
+    int (*col_absmax)(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                      double *out);
+} ft_backend_t;
+
+/* The two implementations. ft_backend_cuda() is NULL in builds without CUDA. */
+const ft_backend_t *ft_backend_host(void);
+const ft_backend_t *ft_backend_cuda(void);
+/* Index of a backend for per-backend tables: 0 host, 1 cuda. */
+static inline int ft_backend_index(const ft_backend_t *be) { return be->kind == FT_DEVICE_CUDA; }
+#define FT_NBACKENDS 2
+
+/* CUDA device queries (0 without CUDA or without a device). */
+int ft_cuda_probe(void);                 /* 1 when a device is usable */
+int ft_cuda_is_device_ptr(const void *p); /* 1 when p is device (or managed) memory */
+
+/* ---- host LAPACK (always on host memory, whatever the backend of the call) ----
+ * The CPU panel factorization of the hybrid QR (DESIGN.md). 64-bit dimensions checked against
+ * lapack_int; each returns 0 or FT_ERR_LAPACK. */
+/* QR of the m x n panel P (ld ldp) in place, LAPACK layout; tau gets min(m,n) scalars.
+ * work: lwork >= n doubles. Narrow panels (n <= 16) use the unblocked dgeqr2. */
+int ft_lapack_panel_qr(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *work,
+                       int64_t lwork);
+/* T (k x k upper triangular, ld ldt) of the block reflector H = I - V T V^T of k forward,
+ * column-wise reflectors stored below the diagonal of the m x k V (dlarft 'F','C'). */
+int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,
+                    double *T, int64_t ldt);
+/* The whole QR by LAPACK (unblocked-size path): dgeqrf with its own optimal workspace. */
+int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau);
+
+#endif

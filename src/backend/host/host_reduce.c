@@ -1,0 +1,153 @@
+/* host_reduce.c — the generic reductions of the host backend (backend.h): plain loops the
+ * compiler vectorises. Single-threaded on purpose: OpenMP threads next to OpenBLAS's own threads
+ * oversubscribed the two cores and slowed the whole call down (bench/NOTES.md). */
+#include "abft/abft.h"
+#include "backend/host/host_queue.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char trans;
+    int64_t rows, cols, ldx, T, lds, ldabs;
+    const double *X;
+    double *sums, *abss;
+} bs_args;
+
+int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                           int64_t T, double *sums, int64_t lds, double *abss, int64_t ldabs)
+{
+    if (rows <= 0 || cols <= 0) return FT_SUCCESS;
+    if (T <= 0) return FT_ERR_INTERNAL;
+    const int64_t nb = (cols + T - 1) / T, W = abft_wden(T);
+    const int notrans = trans == 'N' || trans == 'n';
+    if (notrans) {
+        /* row r of X' is row r of X: each thread owns a range of rows and sweeps the block's
+         * columns, so the inner loop is contiguous in r */
+        const int64_t RB = 512;
+        for (int64_t J = 0; J < nb; J++)
+            for (int64_t r0 = 0; r0 < rows; r0 += RB) {
+                int64_t r1 = r0 + RB < rows ? r0 + RB : rows;
+                int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
+                double se[512], sw[512], sa[512];
+                const int64_t nr = r1 - r0;
+                for (int64_t r = 0; r < nr; r++) se[r] = sw[r] = sa[r] = 0.0;
+                /* four columns per sweep: the accumulators are loaded and stored once per four
+                 * elements (the loop is bound by L1 stores, not by memory) */
+                int64_t j = j0;
+                for (; j + 4 <= j1; j += 4) {
+                    const double *x0 = X + j * ldx + r0, *x1 = x0 + ldx, *x2 = x1 + ldx,
+                                 *x3 = x2 + ldx;
+                    if (sums) {
+                        const double w0 = abft_weight(j - j0, W), w1 = abft_weight(j + 1 - j0, W),
+                                     w2 = abft_weight(j + 2 - j0, W),
+                                     w3 = abft_weight(j + 3 - j0, W);
+                        for (int64_t r = 0; r < nr; r++) {
+                            se[r] += (x0[r] + x1[r]) + (x2[r] + x3[r]);
+                            sw[r] += (w0 * x0[r] + w1 * x1[r]) + (w2 * x2[r] + w3 * x3[r]);
+                        }
+                    }
+                    if (abss)
+                        for (int64_t r = 0; r < nr; r++)
+                            sa[r] += (fabs(x0[r]) + fabs(x1[r])) + (fabs(x2[r]) + fabs(x3[r]));
+                }
+                for (; j < j1; j++) {
+                    const double *x = X + j * ldx + r0;
+                    const double w = abft_weight(j - j0, W);
+                    for (int64_t r = 0; r < nr; r++) {
+                        se[r] += x[r];
+                        sw[r] += w * x[r];
+                        sa[r] += fabs(x[r]);
+                    }
+                }
+                for (int64_t r = 0; r < r1 - r0; r++) {
+                    if (sums) {
+                        sums[r0 + r + 2 * J * lds] = se[r];
+                        sums[r0 + r + (2 * J + 1) * lds] = sw[r];
+                    }
+                    if (abss) abss[r0 + r + J * ldabs] = sa[r];
+                }
+            }
+    } else {
+        /* row r of X' is column r of X: contiguous dot products, one row per iteration */
+        for (int64_t r = 0; r < rows; r++) {
+            const double *x = X + r * ldx;
+            for (int64_t J = 0; J < nb; J++) {
+                int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
+                /* four independent partial sums per quantity so the loop vectorises */
+                double e4[4] = {0, 0, 0, 0}, w4[4] = {0, 0, 0, 0}, a4[4] = {0, 0, 0, 0};
+                int64_t j = j0;
+                for (; j + 4 <= j1; j += 4)
+                    for (int l = 0; l < 4; l++) {
+                        double v = x[j + l];
+                        e4[l] += v;
+                        w4[l] += abft_weight(j + l - j0, W) * v;
+                        a4[l] += fabs(v);
+                    }
+                for (; j < j1; j++) {
+                    e4[0] += x[j];
+                    w4[0] += abft_weight(j - j0, W) * x[j];
+                    a4[0] += fabs(x[j]);
+                }
+                double e = (e4[0] + e4[1]) + (e4[2] + e4[3]);
+                double wsum = (w4[0] + w4[1]) + (w4[2] + w4[3]);
+                double a = (a4[0] + a4[1]) + (a4[2] + a4[3]);
+                if (sums) {
+                    sums[r + 2 * J * lds] = e;
+                    sums[r + (2 * J + 1) * lds] = wsum;
+                }
+                if (abss) abss[r + J * ldabs] = a;
+            }
+        }
+    }
+    return FT_SUCCESS;
+}
+
+static int run_block_sums(void *p)
+{
+    const bs_args *a = p;
+    return ft_host_block_sums_now(a->trans, a->rows, a->cols, a->X, a->ldx, a->T, a->sums, a->lds, a->abss,
+                      a->ldabs);
+}
+
+int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
+                       int64_t ldx, int64_t T, double *sums, int64_t lds, double *abss,
+                       int64_t ldabs)
+{
+    if (rows <= 0 || cols <= 0) return FT_SUCCESS;
+    if (T <= 0) return FT_ERR_INTERNAL;
+    bs_args a = {trans, rows, cols, ldx, T, lds, ldabs, X, sums, abss};
+    return ft_host_submit(q, run_block_sums, &a, sizeof a);
+}
+
+typedef struct {
+    int64_t rows, cols, ldx;
+    const double *X;
+    double *out;
+} absmax_args;
+
+static int run_col_absmax(void *p)
+{
+    const absmax_args *a = p;
+    const int64_t rows = a->rows, cols = a->cols, ldx = a->ldx;
+    const double *X = a->X;
+    double *out = a->out;
+    for (int64_t c = 0; c < cols; c++) {
+        double m = 0.0;
+        for (int64_t r = 0; r < rows; r++) {
+            double v = fabs(X[r + c * ldx]);
+            if (v > m || v != v) m = v; /* once NaN, stays NaN */
+        }
+        out[c] = m;
+    }
+    return FT_SUCCESS;
+}
+
+int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                       double *out)
+{
+    absmax_args a = {rows, cols, ldx, X, out};
+    return ft_host_submit(q, run_col_absmax, &a, sizeof a);
+}
+

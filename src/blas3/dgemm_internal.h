@@ -1,0 +1,72 @@
+/*
+ * dgemm_internal.h — ft_dgemm's shared state (never installed). The module is split by idea:
+ *   dgemm_api.c      public entry points, argument checks, staging of host data, the driver;
+ *   dgemm_protect.c  the fast path: encode on a side queue, product, verify every (row, block);
+ *   dgemm_repair.c   the rare path: locate, correct or recompute the flagged tiles;
+ *   dgemm_kernels*   the module's own kernel table (host and cuda).
+ */
+#ifndef FTLA_DGEMM_INTERNAL_H
+#define FTLA_DGEMM_INTERNAL_H
+
+#include "blas3/dgemm_kernels.h"
+#include "core/call.h"
+
+#define DGEMM_FLAG_CAP 4096 /* failing checks kept; beyond, every tile is treated as suspect */
+
+typedef struct {
+    ft_call_t *call;
+    ft_context_t *ctx;
+    const ft_backend_t *be;
+    const dgemm_kernels_t *kern;
+    ft_report_t *rep;
+    ft_policy_t pol;
+    ft_queue_t *qm, *qs;     /* main queue; side queue (encoding beside the product) */
+    ft_qevent_t *ev0, *ev1;  /* around the product: time_protect = total - product */
+    char ta, tb;
+    int64_t m, n, k;
+    double alpha, beta;
+    const double *A, *B; /* work memory */
+    double *C;
+    int64_t lda, ldb, ldc;
+    const double *hostC; /* caller's host C when the work is on the GPU (restores tiles) */
+    int64_t hostldc;
+    double *Cb;          /* backup of the input C (or NULL) */
+    int64_t T, W, mb, nb;
+    /* work buffers */
+    double *Y, *Z, *zmax, *P, *anorm, *CS, *CA, *C0S, *C0A, *C0col, *C0colA;
+    double *tmp;         /* per-tile scratch in work memory */
+    void *vdev, *vhost;  /* verify_rows scratch (work memory, host memory) */
+    int have_c0;
+} gemm_t;
+
+static inline char dgemm_flip(char t) { return ft_is_notrans(t) ? 'T' : 'N'; }
+
+/* Row block starting at row r0 of op(A), and column block at c0 of op(B). */
+static inline const double *dgemm_opa_rows(const gemm_t *g, int64_t r0)
+{
+    return ft_is_notrans(g->ta) ? g->A + r0 : g->A + r0 * g->lda;
+}
+static inline const double *dgemm_opb_cols(const gemm_t *g, int64_t c0)
+{
+    return ft_is_notrans(g->tb) ? g->B + c0 * g->ldb : g->B + c0;
+}
+
+/* Elements of the per-tile scratch of the rare path (tile T, depth k). */
+int64_t dgemm_gather_elems(int64_t T, int64_t k);
+/* Elements of the fast path's checksum workspace (dgemm_protect.c); -1 on overflow. */
+int64_t dgemm_check_elems(int64_t m, int64_t n, int64_t k, int64_t T, int have_c0, int keep_c0col);
+/* Elements of the device copies of A, B, C with host data on the GPU (dgemm_api.c); -1 on
+ * overflow. */
+int64_t dgemm_stage_elems(int64_t nrowa, int64_t ncola, int64_t nrowb, int64_t ncolb, int64_t m,
+                          int64_t n);
+/* Automatic verification tile for an m x n result. */
+int64_t dgemm_auto_tile(int64_t m, int64_t n);
+
+/* The protected product on work memory (dgemm_protect.c). */
+int dgemm_protected(gemm_t *g);
+/* Handle the failing checks: group them by tile, repair each (dgemm_repair.c). */
+int dgemm_repair(gemm_t *g, dgemm_flag_t *flags, int64_t nflags);
+/* Apply the faults of `region` planned for this call to X (rows x cols, ld). */
+int dgemm_inject(gemm_t *g, ft_region_t region, double *X, int64_t rows, int64_t cols, int64_t ld);
+
+#endif

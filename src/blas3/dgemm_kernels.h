@@ -1,0 +1,83 @@
+/*
+ * dgemm_kernels.h — ft_dgemm's own device-kernel table (host and cuda implementations), obtained
+ * through the backend's kind (docs/architecture.md), and the row-check evaluation they share.
+ */
+#ifndef FTLA_DGEMM_KERNELS_H
+#define FTLA_DGEMM_KERNELS_H
+
+#include "abft/abft.h"
+#include "backend/backend.h"
+
+/* One failing check, as reported by verify_rows. */
+typedef struct dgemm_flag {
+    int64_t row;  /* row of C */
+    int64_t blk;  /* column block J */
+    double de;    /* plain check minus prediction */
+    double dw;    /* weighted check minus prediction */
+    double tau;   /* threshold used */
+} dgemm_flag_t;
+
+/* Inputs of the row-check comparison (all work-memory pointers, column-major, ld = m). */
+typedef struct dgemm_rowcheck_args {
+    int64_t m, nb, k, T, W;
+    double alpha, beta, tol;
+    const double *sums;   /* m x 2nb: plain/weighted block row sums of the computed C */
+    const double *abss;   /* m x nb : absolute block row sums of the computed C */
+    const double *pred;   /* m x 2nb: op(A) * Y (Y = block row sums of op(B)) */
+    const double *anorm;  /* m     : ||op(A)(i,:)||_1 */
+    const double *zmax;   /* nb    : max_l z_J(l), z_J = block row sums of |op(B)| */
+    const double *csums;  /* m x 2nb or NULL: block row sums of C0 (beta != 0) */
+    const double *cabss;  /* m x nb or NULL */
+} dgemm_rowcheck_args_t;
+
+/*
+ * Evaluate the plain and weighted row checks of (i, J) with the shared decision rule
+ * (abft_check). Returns 0 = pass, 1 = fail, 2 = not verifiable (NaN/Inf inputs or overflow).
+ */
+FT_HD int dgemm_row_check(const dgemm_rowcheck_args_t *a, int64_t i, int64_t J, double *de,
+                          double *dw, double *tau)
+{
+    const int64_t m = a->m;
+    double pe = a->alpha * a->pred[i + 2 * J * m];
+    double pw = a->alpha * a->pred[i + (2 * J + 1) * m];
+    double h = 0.0;
+    if (a->csums) {
+        pe += a->beta * a->csums[i + 2 * J * m];
+        pw += a->beta * a->csums[i + (2 * J + 1) * m];
+        h = a->cabss[i + J * m];
+    }
+    *de = a->sums[i + 2 * J * m] - pe;
+    *dw = a->sums[i + (2 * J + 1) * m] - pw;
+    int r = abft_check(a->tol, a->k, a->T, a->alpha, a->beta, a->anorm[i] * a->zmax[J], h,
+                       a->abss[i + J * m], *de, *dw, tau);
+    return r == ABFT_UNVERIFIABLE ? 2 : r != ABFT_PASS;
+}
+
+/* Scratch bytes verify_rows needs, in work memory and in host (alloc_host) memory alike. */
+#define DGEMM_VERIFY_HEAD 256
+static inline size_t dgemm_verify_bytes(int64_t cap)
+{
+    return DGEMM_VERIFY_HEAD + (size_t)cap * sizeof(dgemm_flag_t);
+}
+
+typedef struct dgemm_kernels {
+    /* Compare every (row, block) check (dgemm_row_check). The failing ones, sorted by (block,
+     * row), at most cap of them, are left in host memory at *flags (inside hwork); *nflags
+     * counts all (may exceed cap), *nunchecked the unverifiable ones. dwork / hwork: scratch of
+     * dgemm_verify_bytes(cap) bytes in work memory / host memory. Synchronises q. */
+    int (*verify_rows)(ft_queue_t *q, const dgemm_rowcheck_args_t *args, void *dwork, void *hwork,
+                       int64_t cap, dgemm_flag_t **flags, int64_t *nflags, int64_t *nunchecked);
+    /* Optional (NULL: the driver uses block_sums twice and copy_matrix). One pass over the
+     * input C0 (m x n): its block row sums as block_sums('N', m, n, C0, T, rs, m, ra, m), when
+     * cs is not NULL its block column sums as block_sums('T', n, m, C0, T, cs, n, ca, n), and,
+     * when backup is not NULL, a copy of C0 into backup (ld m). */
+    int (*c0_pass)(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
+                   double *rs, double *ra, double *cs, double *ca, double *backup);
+} dgemm_kernels_t;
+
+/* The table for a backend; the cuda one is NULL in builds without CUDA. */
+const dgemm_kernels_t *dgemm_kernels(const ft_backend_t *be);
+const dgemm_kernels_t *dgemm_kernels_host(void);
+const dgemm_kernels_t *dgemm_kernels_cuda(void);
+
+#endif

@@ -1,0 +1,131 @@
+/*
+ * dgemm_kernels_cuda.cu — ft_dgemm's kernel table on the cuda backend (dgemm_kernels.h). The row
+ * checks are evaluated by the same dgemm_row_check as on the host, so both backends flag exactly
+ * the same checks. (No c0_pass: the driver uses the backend's block sums.)
+ */
+#include <stdlib.h>
+
+#include "backend/cuda/cuda_internal.h"
+
+extern "C" {
+#include "blas3/dgemm_kernels.h"
+}
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
+
+/*
+ * verify_rows: one thread per check (i, J), t = i + J*m so that a warp reads 32 consecutive rows
+ * of the column-major m x nb / m x 2nb inputs (coalesced); grid-stride over t with a block-uniform
+ * loop so every warp stays converged for its ballots. Each thread evaluates abft_row_check (the
+ * same code as the host). Failing checks of a warp take consecutive slots of the flag buffer with
+ * one atomicAdd per warp (ballot + popc); slots >= cap are counted but not stored. Unverifiable
+ * checks are counted the same way (one atomicAdd per warp, not per thread: with NaN inputs every
+ * check may be unverifiable).
+ */
+__global__ void __launch_bounds__(kThreads)
+    verify_rows_kernel(const dgemm_rowcheck_args_t a, unsigned long long *counters,
+                       dgemm_flag_t *flags, int64_t cap)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t total = a.m * a.nb, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t0 = (int64_t)blockIdx.x * blockDim.x; t0 < total; t0 += stride) {
+        const int64_t t = t0 + threadIdx.x;
+        int res = 0;
+        int64_t i = 0, J = 0;
+        double de = 0.0, dw = 0.0, tau = 0.0;
+        if (t < total) {
+            J = t / a.m;
+            i = t - J * a.m;
+            res = dgemm_row_check(&a, i, J, &de, &dw, &tau);
+        }
+        const unsigned fail = __ballot_sync(kFullMask, res == 1);
+        const unsigned unchecked = __ballot_sync(kFullMask, res == 2);
+        if (lane == 0 && unchecked) atomicAdd(&counters[1], (unsigned long long)__popc(unchecked));
+        if (fail) {
+            unsigned long long base = 0;
+            if (lane == 0) base = atomicAdd(&counters[0], (unsigned long long)__popc(fail));
+            base = __shfl_sync(kFullMask, base, 0);
+            if (res == 1) {
+                const unsigned long long slot = base + __popc(fail & ((1u << lane) - 1u));
+                if (slot < (unsigned long long)cap) {
+                    dgemm_flag_t f;
+                    f.row = i;
+                    f.blk = J;
+                    f.de = de;
+                    f.dw = dw;
+                    f.tau = tau;
+                    flags[slot] = f;
+                }
+            }
+        }
+    }
+}
+
+} /* namespace */
+
+extern "C" {
+
+/* Flags in the host backend's order: block J, then row i. */
+static int flag_cmp(const void *pa, const void *pb)
+{
+    const dgemm_flag_t *a = (const dgemm_flag_t *)pa, *b = (const dgemm_flag_t *)pb;
+    if (a->blk != b->blk) return a->blk < b->blk ? -1 : 1;
+    if (a->row != b->row) return a->row < b->row ? -1 : 1;
+    return 0;
+}
+
+/* Scratch layout, the same in dwork and hwork: 2 counters (failing, unverifiable) in the first
+ * DGEMM_VERIFY_HEAD bytes, then up to cap flags. */
+static int c_verify_rows(ft_queue_t *q, const dgemm_rowcheck_args_t *args, void *dwork,
+                         void *hwork, int64_t cap, dgemm_flag_t **flags_out, int64_t *nflags,
+                         int64_t *nunchecked)
+{
+    if (!args || !nflags || !nunchecked || !flags_out || cap < 0 || !dwork || !hwork)
+        return FT_ERR_INTERNAL;
+    *nflags = 0;
+    *nunchecked = 0;
+    dgemm_flag_t *hflags = (dgemm_flag_t *)((char *)hwork + DGEMM_VERIFY_HEAD);
+    dgemm_flag_t *dflags = (dgemm_flag_t *)((char *)dwork + DGEMM_VERIFY_HEAD);
+    *flags_out = hflags;
+    if (args->m < 0 || args->nb < 0) return FT_ERR_INTERNAL;
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const int64_t total = args->m * args->nb;
+    if (total == 0) {
+        FTLA_CUDA_TRY(cudaStreamSynchronize(s)); /* the contract: queue q is synchronised */
+        return FT_SUCCESS;
+    }
+    const int64_t nsm = ftla_cuda_queue_sm_count(q);
+    const dim3 grid((unsigned)imin(ceil_div(total, kThreads), 16 * nsm));
+    unsigned long long *counters = (unsigned long long *)dwork;
+    const unsigned long long *hcount = (const unsigned long long *)hwork;
+    FTLA_CUDA_TRY(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned long long), s));
+    verify_rows_kernel<<<grid, kThreads, 0, s>>>(*args, counters, dflags, cap);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    FTLA_CUDA_TRY(cudaMemcpyAsync(hwork, counters, 2 * sizeof(unsigned long long),
+                                  cudaMemcpyDeviceToHost, s));
+    FTLA_CUDA_TRY(cudaStreamSynchronize(s));
+    const unsigned long long nf = hcount[0], nu = hcount[1];
+    const int64_t ncopy = imin((int64_t)nf, cap);
+    if (ncopy > 0) {
+        FTLA_CUDA_TRY(cudaMemcpyAsync(hflags, dflags, (size_t)ncopy * sizeof(dgemm_flag_t),
+                                      cudaMemcpyDeviceToHost, s));
+        FTLA_CUDA_TRY(cudaStreamSynchronize(s));
+        /* slots come in atomic order; sort into the host backend's order */
+        qsort(hflags, (size_t)ncopy, sizeof(dgemm_flag_t), flag_cmp);
+    }
+    *nflags = (int64_t)nf;
+    *nunchecked = (int64_t)nu;
+    return FT_SUCCESS;
+}
+
+static const dgemm_kernels_t g_cuda = {c_verify_rows, NULL};
+
+const dgemm_kernels_t *dgemm_kernels_cuda(void) { return &g_cuda; }
+
+} /* extern "C" */

@@ -1,0 +1,151 @@
+/*
+ * dgemm_protect.c — ft_dgemm's fast path (no error), paper 003 adapted (docs/dgemm.md,
+ * docs/thresholds.md):
+ *   side queue : Y = op(B) [e_J w_J] per column block J (k x 2nb), z_J = |op(B)| e_J,
+ *                anorm = ||op(A)(i,:)||_1, P = op(A) Y (m x 2nb)       -- overlaps the product
+ *   main queue : (beta != 0) block row sums of the input C; the product; block row sums of the
+ *                result; compare every (row, block) check with alpha P + beta C0-sums.
+ * A failing check goes to the rare path (dgemm_repair.c).
+ */
+#include "blas3/dgemm_internal.h"
+#include "core/inject.h"
+#include "core/size.h"
+
+int64_t dgemm_auto_tile(int64_t m, int64_t n)
+{
+    int64_t d = m > n ? m : n;
+    int64_t T = (d + 7) / 8;
+    if (T < 256) T = 256;
+    if (T > 4096) T = 4096;
+    return (T + 63) / 64 * 64;
+}
+
+int64_t dgemm_check_elems(int64_t m, int64_t n, int64_t k, int64_t T, int have_c0, int keep_c0col)
+{
+    const int64_t nb = (n + T - 1) / T, mb = (m + T - 1) / T;
+    /* Y 2k nb, Z k nb, zmax nb, P 2m nb, anorm m, CS 2m nb, CA m nb
+     * (+ C0S 2m nb, C0A m nb, and C0col 2n mb, C0colA n mb when kept), tile scratch */
+    int64_t t[] = {3 * nb, k, 1, nb, 5 * nb, m, 1, m};
+    int64_t e, x;
+    if (ft_sum_of_products(4, t, &e)) return -1;
+    if (have_c0) {
+        int64_t t2[] = {3 * nb, m, 3 * mb, keep_c0col ? n : 0};
+        if (ft_sum_of_products(2, t2, &x) || ft_add_ovf(e, x, &e)) return -1;
+    }
+    int64_t gs = dgemm_gather_elems(T, k);
+    if (gs < 0 || ft_add_ovf(e, gs + 8, &e)) return -1;
+    return e;
+}
+
+int dgemm_inject(gemm_t *g, ft_region_t region, double *X, int64_t rows, int64_t cols, int64_t ld)
+{
+    ft_fault_t f[FT_MAX_FAULTS];
+    int nf = ft_inject_take(g->ctx, g->call->index, region, -1, f, FT_MAX_FAULTS);
+    for (int i = 0; i < nf; i++)
+        FT_CHECK(ft_inject_apply(g->ctx, g->be, g->qm, &f[i], X, rows, cols, ld, -1, g->rep,
+                                 NULL, NULL));
+    return FT_SUCCESS;
+}
+
+/* Carve the checksum workspace (dgemm_check_elems) into the buffers of g. */
+static int workspace(gemm_t *g)
+{
+    const int64_t m = g->m, n = g->n, k = g->k, nb = g->nb, mb = g->mb;
+    const int keep_c0col = g->have_c0 && !g->Cb;
+    int64_t elems = dgemm_check_elems(m, n, k, g->T, g->have_c0, keep_c0col);
+    if (elems < 0) return FT_ERR_TOO_LARGE;
+    double *p;
+    FT_CHECK(ft_call_work_doubles(g->call, elems, &p));
+    g->Y = p, p += 2 * k * nb;
+    g->Z = p, p += k * nb;
+    g->zmax = p, p += nb;
+    g->P = p, p += 2 * m * nb;
+    g->anorm = p, p += m;
+    g->CS = p, p += 2 * m * nb;
+    g->CA = p, p += m * nb;
+    if (g->have_c0) {
+        g->C0S = p, p += 2 * m * nb;
+        g->C0A = p, p += m * nb;
+        /* the input C's column sums serve only the rare path: with a backup of C they are
+         * computed there, from the backup, for the flagged tiles alone */
+        if (keep_c0col) {
+            g->C0col = p, p += 2 * n * mb;
+            g->C0colA = p, p += n * mb;
+        }
+    }
+    g->tmp = p;
+    const size_t vb = dgemm_verify_bytes(DGEMM_FLAG_CAP);
+    FT_CHECK(ft_call_work(g->call, vb, &g->vdev));
+    FT_CHECK(ft_call_pinned(g->call, vb, &g->vhost));
+    return FT_SUCCESS;
+}
+
+int dgemm_protected(gemm_t *g)
+{
+    const ft_backend_t *be = g->be;
+    ft_context_t *ctx = g->ctx;
+    const int64_t m = g->m, n = g->n, k = g->k;
+    g->T = g->pol.tile > 0 ? g->pol.tile : dgemm_auto_tile(m, n);
+    g->W = abft_wden(g->T);
+    g->mb = (m + g->T - 1) / g->T;
+    g->nb = (n + g->T - 1) / g->T;
+    const int64_t nb = g->nb, T = g->T;
+    g->have_c0 = g->beta != 0.0;
+    FT_CHECK(workspace(g));
+    FT_CHECK(ft_call_queue(g->call, &g->qs));
+
+    /* input C: its block sums (rows and columns), and a backup when asked */
+    if (g->have_c0 && g->kern->c0_pass) {
+        FT_CHECK(g->kern->c0_pass(g->qm, m, n, g->C, g->ldc, T, g->C0S, g->C0A, g->C0col,
+                                  g->C0colA, g->Cb));
+    } else if (g->have_c0) {
+        FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->C0S, m, g->C0A, m));
+        if (g->C0col)
+            FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->C, g->ldc, T, g->C0col, n, g->C0colA, n));
+        if (g->Cb) FT_CHECK(be->copy_matrix(g->qm, m, n, g->C, g->ldc, g->Cb, m));
+    }
+    /* encode on the side queue while the product runs on the main queue */
+    ft_queue_t *qe = g->pol.serial_encode ? g->qm : g->qs;
+    FT_CHECK(be->fork(g->qm, g->qs));
+    FT_CHECK(be->block_sums(qe, g->tb, k, n, g->B, g->ldb, T, g->Y, k, g->Z, k));
+    FT_CHECK(be->col_absmax(qe, k, nb, g->Z, k, g->zmax));
+    FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m));
+    FT_CHECK(be->dgemm(qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P, m));
+
+    FT_CHECK(be->event_record(g->ev0, g->qm));
+    FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B, g->ldb,
+                       g->beta, g->C, g->ldc));
+    FT_CHECK(be->event_record(g->ev1, g->qm));
+    FT_CHECK(be->fork(g->qs, g->qm));
+
+    /* faults "during the computation": in the result, or in the predicted checksums */
+    if (ctx->nfaults) {
+        FT_CHECK(dgemm_inject(g, FT_REGION_C, g->C, m, n, g->ldc));
+        FT_CHECK(dgemm_inject(g, FT_REGION_CHECKSUM, g->P, m, 2 * nb, m));
+    }
+
+    /* verify every (row, column block) */
+    FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->CS, m, g->CA, m));
+    dgemm_rowcheck_args_t args = {.m = m, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
+                                  .beta = g->beta, .tol = g->pol.tol, .sums = g->CS,
+                                  .abss = g->CA, .pred = g->P, .anorm = g->anorm,
+                                  .zmax = g->zmax, .csums = g->have_c0 ? g->C0S : NULL,
+                                  .cabss = g->have_c0 ? g->C0A : NULL};
+    int64_t nf = 0, nu = 0;
+    dgemm_flag_t *flags = NULL;
+    double tv0 = ctx->policy.verbose >= 3 ? ft_wtime() : 0.0;
+    FT_CHECK(g->kern->verify_rows(g->qm, &args, g->vdev, g->vhost, DGEMM_FLAG_CAP, &flags, &nf,
+                                  &nu));
+    double tv1 = ctx->policy.verbose >= 3 ? ft_wtime() : 0.0;
+    g->rep->checks += m * nb;
+    g->rep->unchecked += nu;
+    int st = FT_SUCCESS;
+    if (nf > 0) {
+        ft_log(ctx, 2, "dgemm: %lld failing row checks", (long long)nf);
+        st = dgemm_repair(g, flags, nf);
+    }
+    if (ctx->policy.verbose >= 3)
+        ft_log(ctx, 3, "dgemm timing: product+verify wait %.3f ms, repair %.3f ms",
+               (tv1 - tv0) * 1e3, (ft_wtime() - tv1) * 1e3);
+    return st;
+}

@@ -1,0 +1,423 @@
+/*
+ * dgemm_repair.c — ft_dgemm's rare path (a check failed): for each flagged tile, column checks
+ * are computed on demand ([e_I w_I]^T op(A)(I,:) op(B)(:,J)), errors located by intersecting
+ * failing rows and columns, single and collinear errors corrected in place (paper 003), other
+ * patterns recomputed, and the tile verified again. A corrupted checksum is recognised because
+ * only one of its two checks fails (abft_is_checksum_only).
+ */
+#include "blas3/dgemm_internal.h"
+#include "core/size.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_TILE_FIX 64 /* flagged elements per tile handled by in-place correction */
+
+static int64_t dmin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Tile analysis on the rare path. All small vectors are brought to the host. */
+
+typedef struct {
+    int64_t I, J, i0, j0, mI, nJ;
+    /* rows (length mI): predictions, thresholds' g and h, computed sums */
+    double *pe, *pw, *rg, *rh, *rse, *rsw, *rsa;
+    /* columns (length nJ) */
+    double *qe, *qw, *cg, *ch, *cse, *csw, *csa;
+    double *host; /* landing buffer of tile_gather (GR_N mI + GC_N nJ + 2) */
+} tile_t;
+
+/*
+ * Everything one tile's checks need is assembled in a device scratch block G and brought to
+ * the host in ONE transfer (each transfer is a round trip that waits for the GPU):
+ *   rows (mI each): P(.,2J), P(.,2J+1), anorm, C0 sums (plain, weighted, abs), computed sums
+ *                   (plain, weighted, abs)                                     -> 9 mI
+ *   cols (nJ each): q = op(B)(:,J)^T [e_I w_I]^T op(A)(I,:) (2), ||op(B)(:,j)||_1, C0 column
+ *                   sums (3), computed column sums (3)                         -> 9 nJ
+ *   zmax(J), max_l |op(A)(I,:)|^T e                                            -> 2
+ * followed by device-only temporaries Xi (k x 2) and xa (k).
+ */
+enum { GR_PE, GR_PW, GR_AN, GR_C0E, GR_C0W, GR_C0A, GR_SE, GR_SW, GR_SA, GR_N };
+enum { GC_QE, GC_QW, GC_BN, GC_C0E, GC_C0W, GC_C0A, GC_SE, GC_SW, GC_SA, GC_N };
+
+int64_t dgemm_gather_elems(int64_t T, int64_t k)
+{
+    int64_t t[] = {GR_N + GC_N, T, 3, k}, e;
+    if (ft_sum_of_products(2, t, &e) || ft_add_ovf(e, 2, &e)) return -1;
+    return e;
+}
+
+/* Assemble G on the device (predictions only when `predict`), fetch it, fill the tile. */
+static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, n = g->n, k = g->k, mI = t->mI, nJ = t->nJ;
+    double *G = g->tmp, *Gr = G, *Gc = G + GR_N * mI, *Gs = Gc + GC_N * nJ;
+    double *Xi = Gs + 2, *xa = Xi + 2 * k;
+    double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
+    /* computed sums; block size g->T, not the tile's own width: a partial tile's weights must
+     * use the same denominator W as the fast-path checks */
+    FT_CHECK(be->block_sums(g->qm, 'N', mI, nJ, Ct, g->ldc, g->T, Gr + GR_SE * mI, mI,
+                            Gr + GR_SA * mI, mI));
+    FT_CHECK(be->block_sums(g->qm, 'T', nJ, mI, Ct, g->ldc, g->T, Gc + GC_SE * nJ, nJ,
+                            Gc + GC_SA * nJ, nJ));
+    if (predict) {
+        FT_CHECK(be->copy_matrix(g->qm, mI, 2, g->P + t->i0 + 2 * t->J * m, m,
+                                 Gr + GR_PE * mI, mI));
+        FT_CHECK(be->copy_matrix(g->qm, mI, 1, g->anorm + t->i0, m, Gr + GR_AN * mI, mI));
+        FT_CHECK(be->copy_matrix(g->qm, 1, 1, g->zmax + t->J, 1, Gs, 1));
+        if (g->have_c0) {
+            FT_CHECK(be->copy_matrix(g->qm, mI, 2, g->C0S + t->i0 + 2 * t->J * m, m,
+                                     Gr + GR_C0E * mI, mI));
+            FT_CHECK(be->copy_matrix(g->qm, mI, 1, g->C0A + t->i0 + t->J * m, m,
+                                     Gr + GR_C0A * mI, mI));
+            if (g->C0col) {
+                FT_CHECK(be->copy_matrix(g->qm, nJ, 2, g->C0col + t->j0 + 2 * t->I * n, n,
+                                         Gc + GC_C0E * nJ, nJ));
+                FT_CHECK(be->copy_matrix(g->qm, nJ, 1, g->C0colA + t->j0 + t->I * n, n,
+                                         Gc + GC_C0A * nJ, nJ));
+            } else {
+                /* column sums of the input C not kept: computed here from its backup */
+                FT_CHECK(be->block_sums(g->qm, 'T', nJ, mI,
+                                        g->Cb + ft_ix(t->i0, t->j0, m), m, g->T,
+                                        Gc + GC_C0E * nJ, nJ, Gc + GC_C0A * nJ, nJ));
+            }
+        }
+        /* column predictions: Xi = [e_I w_I]^T op(A)(I,:) (k x 2), xa = |op(A)(I,:)|^T e,
+         * q = op(B)(:,J)^T Xi (nJ x 2), bn(j) = ||op(B)(:,j)||_1 */
+        FT_CHECK(be->block_sums(g->qm, dgemm_flip(g->ta), k, mI, dgemm_opa_rows(g, t->i0), g->lda,
+                                g->T, Xi, k, xa, k));
+        FT_CHECK(be->col_absmax(g->qm, k, 1, xa, k, Gs + 1));
+        /* two matrix-vector products: a 2-column DGEMM with long k ran on few thread blocks */
+        for (int c = 0; c < 2; c++) {
+            if (ft_is_notrans(g->tb))
+                FT_CHECK(be->dgemv(g->qm, 'T', k, nJ, 1.0, dgemm_opb_cols(g, t->j0), g->ldb,
+                                   Xi + c * k, 0.0, Gc + (GC_QE + c) * nJ));
+            else
+                FT_CHECK(be->dgemv(g->qm, 'N', nJ, k, 1.0, dgemm_opb_cols(g, t->j0), g->ldb,
+                                   Xi + c * k, 0.0, Gc + (GC_QE + c) * nJ));
+        }
+        FT_CHECK(be->block_sums(g->qm, dgemm_flip(g->tb), nJ, k, dgemm_opb_cols(g, t->j0), g->ldb, k,
+                                NULL, 0, Gc + GC_BN * nJ, nJ));
+    }
+    const int64_t len = GR_N * mI + GC_N * nJ + 2;
+    FT_CHECK(be->get_matrix(g->qm, len, 1, G, len, host, len));
+    FT_CHECK(be->sync(g->qm));
+    const double *hr = host, *hc = host + GR_N * mI, *hs = hc + GC_N * nJ;
+    for (int64_t i = 0; i < mI; i++) {
+        t->rse[i] = hr[GR_SE * mI + i];
+        t->rsw[i] = hr[GR_SW * mI + i];
+        t->rsa[i] = hr[GR_SA * mI + i];
+    }
+    for (int64_t j = 0; j < nJ; j++) {
+        t->cse[j] = hc[GC_SE * nJ + j];
+        t->csw[j] = hc[GC_SW * nJ + j];
+        t->csa[j] = hc[GC_SA * nJ + j];
+    }
+    if (!predict) return FT_SUCCESS;
+    for (int64_t i = 0; i < mI; i++) {
+        t->pe[i] = g->alpha * hr[GR_PE * mI + i];
+        t->pw[i] = g->alpha * hr[GR_PW * mI + i];
+        t->rg[i] = hr[GR_AN * mI + i] * hs[0];
+        t->rh[i] = 0.0;
+        if (g->have_c0) {
+            t->pe[i] += g->beta * hr[GR_C0E * mI + i];
+            t->pw[i] += g->beta * hr[GR_C0W * mI + i];
+            t->rh[i] = hr[GR_C0A * mI + i];
+        }
+    }
+    for (int64_t j = 0; j < nJ; j++) {
+        t->qe[j] = g->alpha * hc[GC_QE * nJ + j];
+        t->qw[j] = g->alpha * hc[GC_QW * nJ + j];
+        t->cg[j] = hs[1] * hc[GC_BN * nJ + j];
+        t->ch[j] = 0.0;
+        if (g->have_c0) {
+            t->qe[j] += g->beta * hc[GC_C0E * nJ + j];
+            t->qw[j] += g->beta * hc[GC_C0W * nJ + j];
+            t->ch[j] = hc[GC_C0A * nJ + j];
+        }
+    }
+    return FT_SUCCESS;
+}
+
+static int tile_sums(gemm_t *g, tile_t *t) { return tile_gather(g, t, 0, t->host); }
+
+/* One check pair with the shared decision rule (abft_check): ABFT_UNVERIFIABLE, ABFT_PASS, or
+ * the failing bits (ABFT_FAIL_PLAIN | ABFT_FAIL_WEIGHTED). */
+static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gg, double hh,
+                     double se, double sw, double sa)
+{
+    double tau;
+    return abft_check(g->pol.tol, g->k, T, g->alpha, g->beta, gg, hh, sa, se - pe, sw - pw, &tau);
+}
+
+static int row_status(const gemm_t *g, const tile_t *t, int64_t i)
+{
+    return check_one(g, g->T, t->pe[i], t->pw[i], t->rg[i], t->rh[i], t->rse[i], t->rsw[i],
+                     t->rsa[i]);
+}
+static int col_status(const gemm_t *g, const tile_t *t, int64_t j)
+{
+    return check_one(g, g->T, t->qe[j], t->qw[j], t->cg[j], t->ch[j], t->cse[j], t->csw[j],
+                     t->csa[j]);
+}
+
+/* Correct elements (rows[e], cols[e]) from the row checks (by_row) or the column checks:
+ * zero them, recompute the sums, set each to prediction minus the sum of the others. Exact
+ * even when the corrupted value is Inf or NaN. Each element must be alone in its row (by_row)
+ * or column. */
+static int tile_fix(gemm_t *g, tile_t *t, const int64_t *rows, const int64_t *cols, int ne,
+                    int by_row)
+{
+    double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
+    double before[MAX_TILE_FIX];
+    /* The sum of the others is the computed sum minus the corrupted value, unless that value
+     * is Inf/NaN or dominates the sum (the subtraction would cancel catastrophically): then
+     * zero the elements and sum again (one more round trip). */
+    int resum = 0;
+    for (int e = 0; e < ne; e++) {
+        FT_CHECK(g->be->get_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc),
+                                 &before[e]));
+        double others = by_row ? t->rsa[rows[e]] - fabs(before[e]) : t->csa[cols[e]] - fabs(before[e]);
+        if (!isfinite(before[e]) || !(fabs(before[e]) <= others)) resum = 1;
+    }
+    if (resum) {
+        for (int e = 0; e < ne; e++)
+            FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), 0.0));
+        FT_CHECK(tile_sums(g, t));
+    }
+    for (int e = 0; e < ne; e++) {
+        double v = by_row ? t->pe[rows[e]] - t->rse[rows[e]] : t->qe[cols[e]] - t->cse[cols[e]];
+        if (!resum) v += before[e];
+        FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), v));
+        ft_report_event(g->rep, FT_EVENT_CORRECTED, FT_REGION_C, t->i0 + rows[e],
+                        t->j0 + cols[e], t->I * g->nb + t->J, before[e], v);
+        ft_log(g->ctx, 2, "dgemm: corrected C(%lld,%lld) %.17g -> %.17g",
+               (long long)(t->i0 + rows[e]), (long long)(t->j0 + cols[e]), before[e], v);
+    }
+    return FT_SUCCESS;
+}
+
+/* Recompute the tile from the operands (and the input C). 1 = done, 0 = impossible. */
+static int tile_recompute(gemm_t *g, tile_t *t, int *done)
+{
+    double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
+    *done = 0;
+    if (g->beta != 0.0) {
+        if (g->hostC)
+            FT_CHECK(g->be->set_matrix(g->qm, t->mI, t->nJ,
+                                       g->hostC + ft_ix(t->i0, t->j0, g->hostldc), g->hostldc, Ct,
+                                       g->ldc));
+        else if (g->Cb)
+            FT_CHECK(g->be->copy_matrix(g->qm, t->mI, t->nJ,
+                                        g->Cb + ft_ix(t->i0, t->j0, g->m), g->m, Ct, g->ldc));
+        else
+            return FT_SUCCESS;
+    }
+    FT_CHECK(g->be->dgemm(g->qm, g->ta, g->tb, t->mI, t->nJ, g->k, g->alpha,
+                          dgemm_opa_rows(g, t->i0), g->lda, dgemm_opb_cols(g, t->j0), g->ldb, g->beta, Ct,
+                          g->ldc));
+    *done = 1;
+    g->rep->recomputed++;
+    ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, t->i0, t->j0, t->I * g->nb + t->J,
+                    0.0, 0.0);
+    ft_log(g->ctx, 2, "dgemm: recomputed tile (%lld,%lld)", (long long)t->I, (long long)t->J);
+    return FT_SUCCESS;
+}
+
+/* Are all row and column checks of the tile passing (or unverifiable)? */
+static int tile_clean(const gemm_t *g, const tile_t *t)
+{
+    /* a row failing only one of its two checks, with no failing column, is a corrupted
+     * checksum (a data error fails both: its weight is in (1/2, 1]); the data are clean */
+    for (int64_t i = 0; i < t->mI; i++)
+        if (row_status(g, t, i) == ABFT_FAIL_BOTH) return 0;
+    for (int64_t j = 0; j < t->nJ; j++)
+        if (col_status(g, t, j) > ABFT_PASS) return 0;
+    return 1;
+}
+
+/* Locate, correct or recompute the errors of one flagged tile. */
+static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
+{
+    tile_t t = {.I = I, .J = J, .i0 = I * g->T, .j0 = J * g->T};
+    t.mI = dmin(g->T, g->m - t.i0);
+    t.nJ = dmin(g->T, g->n - t.j0);
+    double *mem = malloc((size_t)(7 * t.mI + 7 * t.nJ + GR_N * t.mI + GC_N * t.nJ + 2) *
+                         sizeof(double));
+    int64_t *R = malloc((size_t)(t.mI + t.nJ) * sizeof(int64_t));
+    if (!mem || !R) {
+        free(mem);
+        free(R);
+        return FT_ERR_ALLOC;
+    }
+    int64_t *S = R + t.mI;
+    double *p = mem;
+    t.pe = p, p += t.mI, t.pw = p, p += t.mI, t.rg = p, p += t.mI, t.rh = p, p += t.mI;
+    t.rse = p, p += 2 * t.mI, t.rsw = t.rse + t.mI, t.rsa = p, p += t.mI;
+    t.qe = p, p += t.nJ, t.qw = p, p += t.nJ, t.cg = p, p += t.nJ, t.ch = p, p += t.nJ;
+    t.cse = p, p += 2 * t.nJ, t.csw = t.cse + t.nJ, t.csa = p, p += t.nJ;
+    t.host = p;
+
+    int st = tile_gather(g, &t, 1, t.host);
+    if (st) goto out;
+
+    /* R: rows whose plain and weighted checks both fail (a data error shows in both: its
+     * weight is >= 1/2); R1: rows where only one fails; S: failing columns. */
+    int64_t nR = 0, nS = 0, nR1 = 0, *R1 = malloc((size_t)t.mI * sizeof(int64_t));
+    if (!R1) {
+        st = FT_ERR_ALLOC;
+        goto out;
+    }
+    for (int64_t i = 0; i < t.mI; i++) {
+        int r = row_status(g, &t, i);
+        if (r == ABFT_FAIL_BOTH) R[nR++] = i;
+        else if (abft_is_checksum_only(r)) R1[nR1++] = i;
+    }
+    for (int64_t j = 0; j < t.nJ; j++)
+        if (col_status(g, &t, j) > ABFT_PASS) S[nS++] = j;
+    if (nS > 0) /* with failing columns, a half-failing row is a small data error */
+        for (int64_t r = 0; r < nR1; r++) R[nR++] = R1[r];
+    int64_t ichk = nR1 > 0 ? R1[0] : -1;
+    free(R1);
+
+    /* Only one of a row's two checks fails and no column does: the checksum is corrupt. */
+    if (nR == 0 && nS == 0) {
+        if (nR1 > 0) {
+            g->rep->checksum_errors += nR1;
+            ft_report_event(g->rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, t.i0 + ichk, -1,
+                            I * g->nb + J, 0.0, 0.0);
+            ft_log(g->ctx, 2, "dgemm: corrupted row checksum in tile (%lld,%lld), data intact",
+                   (long long)I, (long long)J);
+        }
+        goto out;
+    }
+    int64_t rows[MAX_TILE_FIX], cols[MAX_TILE_FIX];
+    int ne = 0, fixed = 0;
+    if (nR == 1 && nS >= 1 && nS <= MAX_TILE_FIX) {
+        /* single error, or several in one row: each failing column holds one */
+        for (int64_t s = 0; s < nS; s++) rows[ne] = R[0], cols[ne++] = S[s];
+        st = tile_fix(g, &t, rows, cols, ne, 0);
+        fixed = 1;
+    } else if (nS == 1 && nR >= 1 && nR <= MAX_TILE_FIX) {
+        /* several in one column: each failing row holds one */
+        for (int64_t r = 0; r < nR; r++) rows[ne] = R[r], cols[ne++] = S[0];
+        st = tile_fix(g, &t, rows, cols, ne, 1);
+        fixed = 1;
+    } else if (nS == 0 && nR >= 1 && nR <= MAX_TILE_FIX) {
+        /* the column checks are blunter than the row checks: locate by the weight ratio */
+        int ok = 1;
+        for (int64_t r = 0; r < nR && ok; r++) {
+            int64_t i = R[r];
+            int64_t jj = abft_locate((t.rsw[i] - t.pw[i]) / (t.rse[i] - t.pe[i]), g->W);
+            if (jj < 0 || jj >= t.nJ) ok = 0;
+            rows[ne] = i, cols[ne++] = jj;
+        }
+        if (ok) {
+            st = tile_fix(g, &t, rows, cols, ne, 1);
+            fixed = 1;
+        }
+    }
+    if (st) goto out;
+    int64_t nerr = fixed ? ne : (nR > nS ? nR : nS);
+    g->rep->detected += nerr;
+    g->rep->located += fixed ? ne : 0;
+    if (fixed) {
+        if ((st = tile_sums(g, &t))) goto out;
+        if (tile_clean(g, &t)) {
+            g->rep->corrected += ne;
+            goto out;
+        }
+        ft_log(g->ctx, 2, "dgemm: in-place correction of tile (%lld,%lld) did not verify",
+               (long long)I, (long long)J);
+    }
+    int done = 0;
+    if ((st = tile_recompute(g, &t, &done))) goto out;
+    if (done) {
+        if ((st = tile_sums(g, &t))) goto out;
+        if (tile_clean(g, &t)) {
+            g->rep->corrected += nerr;
+            goto out;
+        }
+    }
+    if (!done && !fixed && nS == 2 && nR >= 2 && nR <= MAX_TILE_FIX) {
+        /* No input C to recompute from. With two failing columns, each failing row holds at
+         * most two errors x0, x1, and its plain and weighted checks give x0 + x1 = de,
+         * w0 x0 + w1 x1 = dw (distinct weights: a regular system). Solve to LOCATE the
+         * corrupted elements, then correct them with the exact single-element formulas. */
+        const double w0 = abft_weight(S[0], g->W), w1 = abft_weight(S[1], g->W);
+        int ne2 = 0, ok = 1;
+        for (int64_t r = 0; r < nR && ok; r++) {
+            int64_t i = R[r];
+            double de = t.rse[i] - t.pe[i], dw = t.rsw[i] - t.pw[i];
+            double x1 = (dw - w0 * de) / (w1 - w0), x0 = de - x1;
+            double tau = abft_tau(g->pol.tol, g->k, g->T, g->alpha, g->beta, t.rg[i], t.rh[i],
+                                  t.rsa[i]);
+            if (!isfinite(x0) || !isfinite(x1)) ok = 0;
+            for (int c = 0; c < 2 && ok; c++)
+                if (fabs(c ? x1 : x0) > tau) {
+                    if (ne2 == MAX_TILE_FIX) ok = 0;
+                    else rows[ne2] = i, cols[ne2++] = S[c];
+                }
+        }
+        /* each located element alone in its row -> row formula; alone in its column -> column
+         * formula */
+        int alone_row = ok && ne2 > 0, alone_col = ok && ne2 > 0;
+        for (int a1 = 0; a1 < ne2; a1++)
+            for (int a2 = a1 + 1; a2 < ne2; a2++) {
+                if (rows[a1] == rows[a2]) alone_row = 0;
+                if (cols[a1] == cols[a2]) alone_col = 0;
+            }
+        if (alone_row || alone_col) {
+            if ((st = tile_fix(g, &t, rows, cols, ne2, alone_row))) goto out;
+            if ((st = tile_sums(g, &t))) goto out;
+            if (tile_clean(g, &t)) {
+                g->rep->located += ne2;
+                g->rep->corrected += ne2;
+                g->rep->detected += ne2 - nerr;
+                goto out;
+            }
+        }
+    }
+    *uncorrectable = 1;
+    g->rep->uncorrectable += nerr;
+    ft_report_event(g->rep, FT_EVENT_UNCORRECTABLE, FT_REGION_C, t.i0, t.j0, I * g->nb + J, 0.0,
+                    0.0);
+    ft_log(g->ctx, 1, "dgemm: uncorrectable error pattern in tile (%lld,%lld)", (long long)I,
+           (long long)J);
+out:
+    free(mem);
+    free(R);
+    return st;
+}
+
+static int cmp_flag(const void *a, const void *b)
+{
+    const dgemm_flag_t *x = a, *y = b;
+    if (x->blk != y->blk) return x->blk < y->blk ? -1 : 1;
+    return x->row < y->row ? -1 : x->row > y->row;
+}
+
+int dgemm_repair(gemm_t *g, dgemm_flag_t *flags, int64_t nf)
+{
+    int unc = 0;
+    if (nf > DGEMM_FLAG_CAP) {
+        /* more failures than we keep: treat every tile as suspect */
+        for (int64_t J = 0; J < g->nb; J++)
+            for (int64_t I = 0; I < g->mb; I++) FT_CHECK(tile_repair(g, I, J, &unc));
+    } else {
+        qsort(flags, (size_t)nf, sizeof *flags, cmp_flag);
+        int64_t lastI = -1, lastJ = -1;
+        for (int64_t f = 0; f < nf; f++) {
+            int64_t I = flags[f].row / g->T, J = flags[f].blk;
+            if (I == lastI && J == lastJ) continue;
+            /* flags are sorted by (J, row): tiles of one J come in increasing I */
+            FT_CHECK(tile_repair(g, I, J, &unc));
+            lastI = I, lastJ = J;
+        }
+    }
+    return unc ? FT_ERR_UNCORRECTABLE : FT_SUCCESS;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+

@@ -1,0 +1,176 @@
+/* call.c — the call layer (call.h): default context, backend choice, per-call resources,
+ * staging, report epilogue. */
+#include "core/call.h"
+#include "core/inject.h"
+#include "core/size.h"
+
+#include <string.h>
+
+int ft_call_begin(ft_call_t *c, ft_context_t *ctx, const char *name, ft_report_t *report,
+                  size_t report_size)
+{
+    memset(c, 0, sizeof *c);
+    c->name = name;
+    c->user_rep = report;
+    c->user_size = report_size > sizeof(ft_report_t) ? sizeof(ft_report_t) : report_size;
+    c->t0 = ft_wtime();
+    ft_report_init(&c->rep, FT_DEVICE_CPU);
+    if (report && report_size < FT_REPORT_SIZE_V1) {
+        c->user_rep = NULL;
+        return FT_ERR_INVALID_VALUE;
+    }
+    /* NULL when the default context cannot be created: ft_call_select says so, after the
+     * argument checks (LAPACK order) */
+    c->ctx = ctx ? ctx : ft_default_context();
+    return FT_SUCCESS;
+}
+
+/* The backend a call runs on (before the fit check). */
+static int choose(ft_context_t *ctx, double flops, int is_gpu, const ft_backend_t **be)
+{
+    *be = NULL;
+    if (is_gpu) {
+        if (!ft_have_cuda()) return FT_ERR_NOT_BUILT;
+        if (ctx->requested == FT_DEVICE_CPU) return FT_ERR_INVALID_VALUE;
+        if (!ft_cuda_probe()) return FT_ERR_NO_DEVICE;
+        *be = ft_backend_cuda();
+        return FT_SUCCESS;
+    }
+    int use_cuda = 0;
+    if (ctx->requested == FT_DEVICE_CUDA) use_cuda = 1;
+    else if (ctx->requested == FT_DEVICE_AUTO)
+        use_cuda = flops >= FT_AUTO_GPU_FLOPS && ft_have_cuda() && ft_cuda_probe();
+    *be = use_cuda ? ft_backend_cuda() : ft_backend_host();
+    return FT_SUCCESS;
+}
+
+int ft_call_select(ft_call_t *c, double flops, int is_gpu, size_t stage_bytes)
+{
+    ft_context_t *ctx = c->ctx;
+    const ft_backend_t *be;
+    if (!ctx) return FT_ERR_ALLOC;
+    FT_CHECK(choose(ctx, flops, is_gpu, &be));
+    if (!is_gpu && be->kind == FT_DEVICE_CUDA && stage_bytes) {
+        /* host data on the GPU: the copies and workspace must fit, with headroom for cuBLAS */
+        size_t avail = be->mem_free();
+        size_t need = stage_bytes + stage_bytes / 8 + ((size_t)64 << 20);
+        if (avail && (need < stage_bytes || need > avail)) {
+            ft_log(ctx, 1, "%s: %zu MB do not fit in device memory (%zu MB free)%s", c->name,
+                   stage_bytes >> 20, avail >> 20,
+                   ctx->requested == FT_DEVICE_AUTO ? ": running on the CPU" : "");
+            if (ctx->requested != FT_DEVICE_AUTO) return FT_ERR_TOO_LARGE;
+            be = ft_backend_host();
+        }
+    }
+    FT_CHECK(ft_queue_main(ctx, be, &c->main));
+    c->be = be;
+    c->rep.backend = be->kind;
+    ft_policy_resolve(&ctx->policy, &c->pol);
+    c->work_mark = ft_arena_mark(&ctx->work[ft_backend_index(be)]);
+    c->pin_mark = ft_arena_mark(&ctx->pinned[ft_backend_index(be)]);
+    c->index = ctx->ncalls++;
+    ctx->depth++;
+    c->selected = 1;
+    return FT_SUCCESS;
+}
+
+int ft_call_queue(ft_call_t *c, ft_queue_t **q)
+{
+    if (c->nqueues == FT_CALL_QUEUES) return FT_ERR_INTERNAL;
+    FT_CHECK(ft_queue_get(c->ctx, c->be, q));
+    c->queues[c->nqueues++] = *q;
+    return FT_SUCCESS;
+}
+
+int ft_call_event(ft_call_t *c, ft_qevent_t **e)
+{
+    if (c->nevents == FT_CALL_EVENTS) return FT_ERR_INTERNAL;
+    FT_CHECK(ft_event_get(c->ctx, c->be, e));
+    c->events[c->nevents++] = *e;
+    return FT_SUCCESS;
+}
+
+int ft_call_work(ft_call_t *c, size_t bytes, void **p)
+{
+    return ft_arena_alloc(&c->ctx->work[ft_backend_index(c->be)], c->be, 0, bytes, p);
+}
+
+int ft_call_pinned(ft_call_t *c, size_t bytes, void **p)
+{
+    return ft_arena_alloc(&c->ctx->pinned[ft_backend_index(c->be)], c->be, 1, bytes, p);
+}
+
+int ft_call_work_doubles(ft_call_t *c, int64_t n, double **p)
+{
+    size_t bytes;
+    if (ft_dbytes(n, &bytes)) return FT_ERR_TOO_LARGE;
+    return ft_call_work(c, bytes, (void **)p);
+}
+
+int ft_call_pinned_doubles(ft_call_t *c, int64_t n, double **p)
+{
+    size_t bytes;
+    if (ft_dbytes(n, &bytes)) return FT_ERR_TOO_LARGE;
+    return ft_call_pinned(c, bytes, (void **)p);
+}
+
+int ft_call_sync(ft_call_t *c)
+{
+    int st = FT_SUCCESS, s;
+    for (int i = 0; i < c->nqueues; i++)
+        if ((s = c->be->sync(c->queues[i])) && !st) st = s;
+    if (c->main && (s = c->be->sync(c->main)) && !st) st = s;
+    return st;
+}
+
+int ft_call_end(ft_call_t *c, int status)
+{
+    ft_context_t *ctx = c->ctx;
+    if (c->selected) {
+        int s = ft_call_sync(c);
+        if (s && !status) status = s;
+        for (int i = 0; i < c->nqueues; i++) ft_queue_put(ctx, c->be, c->queues[i]);
+        for (int i = 0; i < c->nevents; i++) ft_event_put(ctx, c->be, c->events[i]);
+        const int b = ft_backend_index(c->be);
+        ft_arena_release(&ctx->work[b], c->be, 0, c->work_mark);
+        ft_arena_release(&ctx->pinned[b], c->be, 1, c->pin_mark);
+        /* faults planned for this call that it could not apply are dropped, not left to hit a
+         * later call */
+        ft_inject_drop_call(ctx, c->index);
+        ctx->depth--;
+    }
+    c->rep.status = status;
+    c->rep.time_total = ft_wtime() - c->t0;
+    if (c->selected && ctx && ctx->policy.verbose >= 1) {
+        char buf[512];
+        ft_log(ctx, 1, "%s %s: %s", c->name, c->desc, ft_report_string(&c->rep, buf, sizeof buf));
+    }
+    if (c->user_rep) memcpy(c->user_rep, &c->rep, c->user_size);
+    return status;
+}
+
+/* ---- staging ------------------------------------------------------------------------------ */
+
+int ft_stage_bytes(int64_t ld, int64_t n, size_t *bytes)
+{
+    int64_t e;
+    if (ft_mul_ovf(ld, n, &e) || ft_dbytes(e, bytes)) return 1;
+    return 0;
+}
+
+int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *h, int64_t ldh,
+                int64_t ldd, double **d)
+{
+    size_t bytes;
+    if (ldd < m || ft_stage_bytes(ldd, n, &bytes)) return FT_ERR_TOO_LARGE;
+    FT_CHECK(ft_call_work(c, bytes, (void **)d));
+    if (h) FT_CHECK(c->be->set_matrix(q, m, n, h, ldh, *d, ldd));
+    return FT_SUCCESS;
+}
+
+int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *d, int64_t ldd,
+                 double *h, int64_t ldh)
+{
+    FT_CHECK(c->be->get_matrix(q, m, n, d, ldd, h, ldh));
+    return c->be->sync(q);
+}

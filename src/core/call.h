@@ -1,0 +1,89 @@
+/*
+ * call.h — the call layer every public routine goes through (docs/architecture.md):
+ *
+ *   ft_call_begin   resolve the context (NULL: the thread's default), start the report;
+ *   (argument checks, quick returns: the module's, LAPACK order)
+ *   ft_call_select  choose the backend (FT_DEVICE_AUTO: by size, fit and availability), take the
+ *                   main queue, mark the workspace arenas, number the call for fault injection;
+ *   ft_call_queue / ft_call_event / ft_call_work / ft_call_pinned
+ *                   further queues, events and workspace for this call only;
+ *   ft_stage_in / ft_stage_out
+ *                   host <-> work-memory copies of the caller's matrices;
+ *   ft_call_end     wait for the call's queues, give back its resources, drop faults it could not
+ *                   apply, finish and copy out the report, log one line (verbose >= 1).
+ *
+ * Calls nest (a recovery may call a protected product on the same context): each call takes its
+ * own queues, events and workspace, and gives back only those.
+ */
+#ifndef FTLA_CALL_H
+#define FTLA_CALL_H
+
+#include "core/context.h"
+
+#define FT_CALL_QUEUES 8
+#define FT_CALL_EVENTS 24
+
+typedef struct ft_call {
+    ft_context_t *ctx;
+    const ft_backend_t *be; /* set by ft_call_select */
+    const char *name;       /* routine name for ft_xerbla and logs, e.g. "FT_DGEMM" */
+    ft_policy_t pol;        /* the context's policy, resolved */
+    ft_report_t rep;        /* the report being filled */
+    ft_report_t *user_rep;  /* where it goes at the end (may be NULL) */
+    size_t user_size;       /* the caller's sizeof(ft_report_t) */
+    int64_t index;          /* this call's number on the context (fault plans name it) */
+    double t0;
+    int selected;
+    ft_queue_t *main;
+    ft_queue_t *queues[FT_CALL_QUEUES];
+    int nqueues;
+    ft_qevent_t *events[FT_CALL_EVENTS];
+    int nevents;
+    int work_mark, pin_mark;
+    char desc[128]; /* shape of the call for the log line, set by the module */
+} ft_call_t;
+
+/* Start a call. ctx may be NULL (the calling thread's default context). report/report_size: the
+ * caller's report and its sizeof (report may be NULL). Fails only with FT_ERR_INVALID_VALUE (a
+ * report smaller than FT_REPORT_SIZE_V1, which is then not written). */
+int ft_call_begin(ft_call_t *c, ft_context_t *ctx, const char *name, ft_report_t *report,
+                  size_t report_size);
+
+/* Choose the backend and take the call's resources (FT_ERR_ALLOC when there is no context: the
+ * default one could not be created). flops: size of the work (FT_DEVICE_AUTO
+ * uses the GPU from FT_AUTO_GPU_FLOPS on); is_gpu_data: the caller's pointers are device
+ * pointers; stage_bytes: work memory the call needs on the device when host data runs there
+ * (0: none). When that does not fit, AUTO runs on the CPU and CUDA fails with FT_ERR_TOO_LARGE. */
+#define FT_AUTO_GPU_FLOPS (2.0 * 512.0 * 512.0 * 512.0)
+int ft_call_select(ft_call_t *c, double flops, int is_gpu_data, size_t stage_bytes);
+
+int ft_call_queue(ft_call_t *c, ft_queue_t **q);
+int ft_call_event(ft_call_t *c, ft_qevent_t **e);
+/* Workspace of this call: work memory of the backend, or host memory suited to asynchronous
+ * copies (pinned on cuda). Valid until ft_call_end. */
+int ft_call_work(ft_call_t *c, size_t bytes, void **p);
+int ft_call_pinned(ft_call_t *c, size_t bytes, void **p);
+/* ft_call_work for n doubles (overflow-checked). */
+int ft_call_work_doubles(ft_call_t *c, int64_t n, double **p);
+int ft_call_pinned_doubles(ft_call_t *c, int64_t n, double **p);
+
+/* Wait for all of the call's queues. */
+int ft_call_sync(ft_call_t *c);
+
+/* Finish the call with `status` (the routine's result); returns the final status (a failure
+ * of the final synchronisation replaces a 0). Always call it once ft_call_begin succeeded. */
+int ft_call_end(ft_call_t *c, int status);
+
+/* ---- host <-> device staging ---- */
+
+/* Bytes of a work-memory copy of an m x n matrix with leading dimension ld (overflow: 1). */
+int ft_stage_bytes(int64_t ld, int64_t n, size_t *bytes);
+/* Work-memory copy (leading dimension ldd >= m) of the host matrix h, from the call's arena;
+ * copied on queue q when h != NULL (asynchronous). */
+int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *h, int64_t ldh,
+                int64_t ldd, double **d);
+/* Copy a work-memory matrix back to the host and wait for it. */
+int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *d, int64_t ldd,
+                 double *h, int64_t ldh);
+
+#endif

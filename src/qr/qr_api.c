@@ -1,0 +1,159 @@
+/*
+ * qr_api.c — ft_dgeqrf's public entry points (ftla.h): LAPACK DGEQRF's arguments checked in
+ * order, the workspace query, quick return, the call layer (core/call.h), host data staged to
+ * the device when the GPU runs the call, then the protected loop (qr_loop.c) — or, for small
+ * problems (policy.crossover), LAPACK dgeqrf on the host.
+ */
+#include "core/size.h"
+#include "qr/qr_internal.h"
+
+#include <stdio.h>
+
+static int64_t resolve_nb(const ft_context_t *ctx, int64_t n)
+{
+    return ctx && ctx->policy.nb > 0 ? ctx->policy.nb : qr_auto_nb(n);
+}
+
+static double qr_flops(double m, double n)
+{
+    if (m >= n) return 2.0 * m * n * n - 2.0 * n * n * n / 3.0;
+    return 2.0 * n * m * m - 2.0 * m * m * m / 3.0;
+}
+
+/* Leading dimension of the device copy of host data: rows rounded up to 32 (aligned columns). */
+int64_t qr_stage_ld(int64_t m) { return (m + 31) / 32 * 32; }
+
+/* LAPACK on the host for small problems (policy.crossover); device data (is_gpu) goes through
+ * a host copy from the call's pinned arena. */
+static int crossover_path(ft_call_t *c, int is_gpu, int64_t m, int64_t n, double *dA,
+                          int64_t ldda, double *tau)
+{
+    if (!is_gpu) return ft_lapack_dgeqrf(m, n, dA, ldda, tau);
+    size_t bytes;
+    double *h;
+    if (ft_stage_bytes(m, n, &bytes)) return FT_ERR_TOO_LARGE;
+    FT_CHECK(ft_call_pinned(c, bytes, (void **)&h));
+    FT_CHECK(ft_stage_out(c, c->main, m, n, dA, ldda, h, m));
+    FT_CHECK(ft_lapack_dgeqrf(m, n, h, m, tau));
+    FT_CHECK(c->be->set_matrix(c->main, m, n, h, m, dA, ldda));
+    return c->be->sync(c->main);
+}
+
+static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_int lda,
+                  double *tau, double *work, ft_int lwork)
+{
+    int arg = 0;
+    const int lquery = !is_gpu && lwork == -1;
+    if (m < 0) arg = 1;
+    else if (n < 0) arg = 2;
+    else if (lda < (m > 1 ? m : 1)) arg = 4;
+    else if (!is_gpu && lwork < (n > 1 ? n : 1) && !lquery) arg = 7;
+    if (arg) {
+        ft_xerbla(c->name, arg);
+        return -arg;
+    }
+    const int64_t k = m < n ? m : n;
+    const int64_t lwkopt = k == 0 ? 1 : (int64_t)n * resolve_nb(c->ctx, n);
+    if (!is_gpu && work) work[0] = (double)lwkopt;
+    if (lquery || k == 0) return FT_SUCCESS;
+
+    qr_t g = {.call = c, .m = m, .n = n, .k = k, .tau = tau, .located_col = -1};
+    g.nb = resolve_nb(c->ctx, n);
+    if (g.nb > k) g.nb = k;
+    g.np = (k + g.nb - 1) / g.nb;
+    snprintf(c->desc, sizeof c->desc, "m=%d n=%d nb=%lld", m, n, (long long)g.nb);
+    const int64_t ldst = qr_stage_ld(m);
+    size_t stage_bytes;
+    int64_t wk = qr_work_elems(m, n, g.nb), ws;
+    if (wk < 0 || ft_mul_ovf(ldst, n, &ws) || ft_add_ovf(ws, wk, &ws) ||
+        ft_dbytes(ws, &stage_bytes))
+        return FT_ERR_TOO_LARGE;
+    FT_CHECK(ft_call_select(c, qr_flops(m, n), is_gpu, stage_bytes));
+    const ft_backend_t *be = c->be;
+    g.ctx = c->ctx, g.be = be, g.rep = &c->rep, g.pol = c->pol, g.qm = c->main;
+    g.protect = g.pol.protect != 0;
+    g.W = abft_wden(n);
+    g.q = g.pol.verify_every;
+    g.host = be->kind == FT_DEVICE_CPU;
+    g.prof = c->ctx->policy.verbose >= 1;
+    const int64_t cross = g.pol.crossover == 0 ? 128 : g.pol.crossover;
+    const int host_on_gpu = !is_gpu && !g.host;
+
+    if (cross >= 0 && k <= cross) {
+        ft_log(c->ctx, 1, "%s m=%d n=%d: min(m,n) <= crossover %lld: LAPACK dgeqrf, unprotected",
+               c->name, m, n, (long long)cross);
+        return crossover_path(c, is_gpu, m, n, A, lda, tau);
+    }
+    FT_CHECK(ft_call_queue(c, &g.qs));
+    FT_CHECK(ft_call_queue(c, &g.qh2d));
+    FT_CHECK(ft_call_queue(c, &g.qd2h));
+    if (g.prof) FT_CHECK(qr_profile_events(&g));
+
+    if (host_on_gpu) {
+        g.ldda = ldst;
+        double tc = g.prof ? ft_wtime() : 0.0;
+        FT_CHECK(ft_stage_in(c, g.qm, m, n, A, lda, g.ldda, &g.dA));
+        if (g.prof) { /* profiling only: wait for the copy so that it is not billed to encode */
+            FT_CHECK(be->sync(g.qm));
+            g.ph_in = ft_wtime() - tc;
+        }
+    } else {
+        g.dA = A;
+        g.ldda = lda;
+    }
+    FT_CHECK(qr_setup(&g));
+    qr_plan_faults(&g);
+    int st = qr_factor(&g);
+    if (!st && host_on_gpu) {
+        double tc = g.prof ? ft_wtime() : 0.0;
+        st = ft_stage_out(c, g.qm, m, n, g.dA, g.ldda, A, lda);
+        if (g.prof) g.ph_out = ft_wtime() - tc;
+    }
+    if (!st) {
+        if (g.uncorrectable) st = FT_ERR_UNCORRECTABLE;
+        else if (g.not_recovered) st = FT_ERR_NOT_RECOVERED;
+    }
+    if (g.protect && g.norms_ready)
+        ft_log(c->ctx, 2, "dgeqrf: check threshold %.3e, max clean residual / (u*bound) = %.3e",
+               g.thr, g.max_ratio);
+    c->rep.time_protect = g.tprot;
+    if (g.prof) qr_profile_log(&g);
+    return st;
+}
+
+static int entry(ft_context_t *ctx, int is_gpu, const char *name, ft_int m, ft_int n, double *A,
+                 ft_int lda, double *tau, double *work, ft_int lwork, ft_int *info,
+                 ft_report_t *report, size_t report_size)
+{
+    ft_call_t c;
+    int st = ft_call_begin(&c, ctx, name, report, report_size);
+    if (!st) st = driver(&c, is_gpu, m, n, A, lda, tau, work, lwork);
+    st = ft_call_end(&c, st);
+    if (info) *info = st;
+    return st;
+}
+
+int ft_dgeqrf_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *A, ft_int lda, double *tau,
+                   double *work, ft_int lwork, ft_int *info, ft_report_t *report,
+                   size_t report_size)
+{
+    return entry(ctx, 0, "FT_DGEQRF", m, n, A, lda, tau, work, lwork, info, report, report_size);
+}
+
+int ft_dgeqrf(ft_int m, ft_int n, double *A, ft_int lda, double *tau, double *work, ft_int lwork,
+              ft_int *info)
+{
+    return entry(NULL, 0, "FT_DGEQRF", m, n, A, lda, tau, work, lwork, info, NULL, 0);
+}
+
+int ft_dgeqrf_gpu_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int ldda,
+                       double *tau, ft_int *info, ft_report_t *report, size_t report_size)
+{
+    return entry(ctx, 1, "FT_DGEQRF_GPU", m, n, dA, ldda, tau, NULL, 0, info, report,
+                 report_size);
+}
+
+int ft_dgeqrf_gpu(ft_int m, ft_int n, double *dA, ft_int ldda, double *tau, ft_int *info)
+{
+    return entry(NULL, 1, "FT_DGEQRF_GPU", m, n, dA, ldda, tau, NULL, 0, info, NULL, 0);
+}

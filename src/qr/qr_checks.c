@@ -1,0 +1,337 @@
+/*
+ * qr_checks.c — ft_dgeqrf's protection (paper 004, docs/qr.md): two checksum columns c = A e,
+ * v = A w (w_j = abft_weight(j, W), W = the smallest power of two >= n) are kept in dCS (m x 2)
+ * and every trailing update applies the same block reflector to them, so at any panel step i
+ * (rows/columns 0:i finished)
+ *     c(0:i) = R11 e1 + R12 e2,    c(i:m) = A22 e2        (and the same with w),
+ * and after the factorization c = R e. The checks
+ *     r = c - [R11 R12; 0 A22] e,   s = v - [R11 R12; 0 A22] w
+ * are computed by check_sums() in O(mn) with one dtrmm and two skinny dgemm on the backend.
+ *   - no failing row: clean;
+ *   - r fails, s clean (or the converse): a checksum column was hit; data untouched;
+ *   - one failing row l, s_l / r_l = w_j (paper 004, eq. (6): s = w_j r locates the column):
+ *     a single element (l, j) hit after the last transformation touching row l (finished R, or
+ *     the trailing matrix at an online check): corrected in place (zero it, recompute the row
+ *     sum, set it to c_l - sum of the others);
+ *   - several failing rows with a common ratio w_j: an error consumed by later panels
+ *     (equivalent to an error in column j of the input): located, not recovered
+ *     (FT_ERR_NOT_RECOVERED).
+ * Threshold: abft_qr_tau (src/abft/abft.h) from the column norms of the original A.
+ */
+#include "qr/qr_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define MAX_SINGLE 64 /* failing rows examined one by one for single-element errors */
+
+/* Checksums and the norms of the original A (queue MAIN, asynchronous). */
+int qr_encode(qr_t *g)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, n = g->n;
+    for (int64_t j = 0; j < n; j++) {
+        g->hEW[j] = 1.0;
+        g->hEW[n + j] = abft_weight(j, g->W);
+    }
+    FT_CHECK(be->set_matrix(g->qm, n, 2, g->hEW, n, g->dEW, n));
+    FT_CHECK(be->dgemm(g->qm, 'N', 'N', m, 2, n, 1.0, g->dA, g->ldda, g->dEW, n, 0.0,
+                       g->dCS, m));
+    /* ||a_j||_1 (block sums of A^T, one block) and max_i |a_ij| */
+    FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->dA, g->ldda, m, NULL, 0, g->dN1, n));
+    FT_CHECK(be->col_absmax(g->qm, m, n, g->dA, g->ldda, g->dMx));
+    FT_CHECK(be->get_matrix(g->qm, n, 1, g->dN1, n, g->hN, n));
+    FT_CHECK(be->get_matrix(g->qm, n, 1, g->dMx, n, g->hN + n, n));
+    FT_CHECK(be->get_matrix(g->qm, m, 1, g->dCS, m, g->hN + 2 * n, m));
+    return FT_SUCCESS;
+}
+
+
+
+/* Needs hN = [||a_j||_1 (n), max_i |a_ij| (n), c = A e (m)] on the host (queue MAIN synced). */
+void qr_threshold(qr_t *g)
+{
+    const int64_t m = g->m, n = g->n;
+    double sa = 0.0;
+    for (int64_t j = 0; j < n; j++) sa += sqrt(g->hN[j]) * sqrt(g->hN[n + j]);
+    double ce = abft_nrm2(m, g->hN + 2 * n);
+    g->bound = abft_qr_bound(sa, ce);
+    g->thr = abft_qr_tau(g->pol.tol, m, n, g->bound);
+    g->checkable = isfinite(g->thr) && isfinite(sa) && isfinite(ce);
+    g->norms_ready = 1;
+    if (!g->checkable) {
+        g->rep->unchecked++;
+        ft_log(g->ctx, 1, "dgeqrf: input not finite or checksums overflow: checks skipped");
+    }
+}
+
+
+/* hX = [R11 R12; 0 A22] [e w] over all m rows at panel boundary i, hC = dCS; syncs MAIN. */
+static int check_sums(qr_t *g, int64_t i)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, n = g->n, ld = g->ldda;
+    FT_CHECK(be->sync(g->qs));
+    if (i > 0) {
+        FT_CHECK(be->copy_matrix(g->qm, i, 2, g->dEW, n, g->dX, m));
+        FT_CHECK(be->dtrmm(g->qm, 'L', 'U', 'N', 'N', i, 2, 1.0, g->dA, ld, g->dX, m));
+        if (n > i)
+            FT_CHECK(be->dgemm(g->qm, 'N', 'N', i, 2, n - i, 1.0, g->dA + i * ld, ld,
+                               g->dEW + i, n, 1.0, g->dX, m));
+    }
+    if (m > i) {
+        if (n > i) {
+            FT_CHECK(be->dgemm(g->qm, 'N', 'N', m - i, 2, n - i, 1.0,
+                               g->dA + i + i * ld, ld, g->dEW + i, n, 0.0, g->dX + i, m));
+        } else {
+            FT_CHECK(be->memset0(g->qm, g->dX + i, (size_t)(m - i) * sizeof(double)));
+            FT_CHECK(be->memset0(g->qm, g->dX + m + i, (size_t)(m - i) * sizeof(double)));
+        }
+    }
+    FT_CHECK(be->get_matrix(g->qm, m, 2, g->dX, m, g->hX, m));
+    FT_CHECK(be->get_matrix(g->qm, m, 2, g->dCS, m, g->hC, m));
+    FT_CHECK(be->sync(g->qm));
+    g->rep->checks += m;
+    return FT_SUCCESS;
+}
+
+static int row_fails(double d, double thr) { return !(fabs(d) <= thr); }
+
+typedef struct {
+    int64_t nr, ns;      /* failing rows of r, of s */
+    int64_t lmax;        /* row of the largest |r| (non-finite first) */
+    double rmax, smax;   /* max |r|, |s| (NaN counts as Inf) */
+    int64_t lonly;       /* the only failing row (r or s), or -1 */
+} analysis_t;
+
+static void analyse(const qr_t *g, analysis_t *a)
+{
+    const int64_t m = g->m;
+    const double thr = g->thr;
+    memset(a, 0, sizeof *a);
+    a->lmax = -1;
+    a->lonly = -1;
+    int64_t other = 0;
+    for (int64_t l = 0; l < m; l++) {
+        double r = g->hC[l] - g->hX[l], s = g->hC[m + l] - g->hX[m + l];
+        double ar = isnan(r) ? INFINITY : fabs(r), as = isnan(s) ? INFINITY : fabs(s);
+        int fr = row_fails(r, thr), fs = row_fails(s, thr);
+        a->nr += fr;
+        a->ns += fs;
+        if (a->lmax < 0 || ar > a->rmax) {
+            a->rmax = ar;
+            a->lmax = l;
+        }
+        if (as > a->smax) a->smax = as;
+        if (fr || fs) {
+            if (a->lonly < 0 && !other) a->lonly = l;
+            else {
+                a->lonly = -1;
+                other = 1;
+            }
+        }
+    }
+}
+
+/* Column of a single error in row l (cols [lo, n)) from s_l / r_l, or by scanning the row for
+ * the only non-finite element when the check is not finite. -1 when not located. */
+static int locate_row(qr_t *g, int64_t l, int64_t lo, int64_t *j)
+{
+    const int64_t m = g->m, n = g->n;
+    double r = g->hC[l] - g->hX[l], s = g->hC[m + l] - g->hX[m + l];
+    *j = -1;
+    if (isfinite(r) && isfinite(s) && r != 0.0) {
+        int64_t c = abft_locate(s / r, g->W);
+        if (c >= lo && c < n && abft_consistent(r, s, c, g->W, g->thr)) *j = c;
+        return FT_SUCCESS;
+    }
+    /* not finite: the corrupted element itself is Inf/NaN (an exponent flip) */
+    int64_t cnt = n - lo, found = -1, nbad = 0;
+    if (cnt <= 0) return FT_SUCCESS;
+    FT_CHECK(g->be->get_matrix(g->qm, 1, cnt, g->dA + l + lo * g->ldda, g->ldda,
+                               g->hrow, 1));
+    FT_CHECK(g->be->sync(g->qm));
+    for (int64_t c = 0; c < cnt; c++)
+        if (!isfinite(g->hrow[c])) {
+            nbad++;
+            found = lo + c;
+        }
+    if (nbad == 1) *j = found;
+    return FT_SUCCESS;
+}
+
+/* Column common to all failing rows (propagated error), or -1. */
+static int64_t locate_common(const qr_t *g, const analysis_t *a)
+{
+    const int64_t m = g->m;
+    double r = g->hC[a->lmax] - g->hX[a->lmax], s = g->hC[m + a->lmax] - g->hX[m + a->lmax];
+    if (!isfinite(r) || !isfinite(s) || r == 0.0) return -1;
+    int64_t j = abft_locate(s / r, g->W);
+    if (j < 0 || j >= g->n) return -1;
+    for (int64_t l = 0; l < m; l++) {
+        double rl = g->hC[l] - g->hX[l], sl = g->hC[m + l] - g->hX[m + l];
+        if (!row_fails(rl, g->thr) && !row_fails(sl, g->thr)) continue;
+        if (!abft_consistent(rl, sl, j, g->W, g->thr)) return -1;
+    }
+    return j;
+}
+
+/*
+ * Verify at panel boundary i (i = k: the final check) and act on the outcome. step = the panel
+ * step about to be factored (or np at the end).
+ */
+int qr_verify(qr_t *g, int64_t i, int64_t step)
+{
+    if (!g->norms_ready) {
+        FT_CHECK(g->be->sync(g->qm));
+        qr_threshold(g);
+    }
+    if (!g->checkable || g->not_recovered || g->uncorrectable) return FT_SUCCESS;
+    double t0 = ft_wtime();
+    const int64_t m = g->m;
+    ft_report_t *rep = g->rep;
+    analysis_t a;
+    FT_CHECK(check_sums(g, i));
+    analyse(g, &a);
+    if (a.nr == 0 && a.ns == 0) {
+        if (g->bound > 0 && a.rmax / g->bound > g->max_ratio) g->max_ratio = a.rmax / g->bound;
+        if (a.smax / (g->bound > 0 ? g->bound : 1) > g->max_ratio && g->bound > 0)
+            g->max_ratio = a.smax / g->bound;
+        goto out;
+    }
+    /* a checksum column: only one of the two checks fails (a data error delta shows in s as
+     * w_j delta with w_j > 1/2, so s stays far below tau/4 only when the data are intact) */
+    int csum_col = -1;
+    if (a.nr > 0 && a.ns == 0 && a.smax <= g->thr / 4) csum_col = 0;
+    else if (a.ns > 0 && a.nr == 0) csum_col = 1;
+    if (csum_col >= 0) {
+        rep->checksum_errors++;
+        ft_report_event(rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, -1, csum_col, step, 0.0, 0.0);
+        ft_log(g->ctx, 2, "dgeqrf: checksum column %d corrupted (step %lld); data intact",
+               csum_col, (long long)step);
+        if (i < g->k) /* online: restore it from the data for the checks still to come */
+            FT_CHECK(g->be->copy_matrix(g->qm, m, 1, g->dX + csum_col * m, m,
+                                        g->dCS + csum_col * m, m));
+        goto out;
+    }
+    /* data errors. Each failing row l points to its own column j_l (s_l / r_l = w_j). An
+     * element hit after the last transformation of its row shows in that row alone ("single":
+     * finished R, or the trailing matrix at an online check) and is corrected in place; an
+     * error consumed by later panels shows in many rows with one common ratio. Singles are
+     * only trusted where the ratio is precise (|r_l| >= 8 W tau: the ratio noise 2 tau / |r_l|
+     * is below a quarter of the weight spacing 1/(2W)) or when the row is the only one. */
+    {
+        int64_t F[MAX_SINGLE], J[MAX_SINGLE], nF = 0, nfail = 0;
+        double before[MAX_SINGLE], after[MAX_SINGLE];
+        int single[MAX_SINGLE], nsingle = 0;
+        int64_t *Jall = g->hJ;
+        int *cnt = g->hcnt;
+        memset(cnt, 0, (size_t)g->n * sizeof(int));
+        int64_t nonfinite = 0; /* non-finite checks: located by scanning the row (a few) */
+        for (int64_t l = 0; l < m; l++)
+            if (!isfinite(g->hC[l] - g->hX[l]) || !isfinite(g->hC[m + l] - g->hX[m + l]))
+                nonfinite++;
+        for (int64_t l = 0; l < m; l++) {
+            Jall[l] = -1;
+            if (!row_fails(g->hC[l] - g->hX[l], g->thr) &&
+                !row_fails(g->hC[m + l] - g->hX[m + l], g->thr))
+                continue;
+            nfail++;
+            if (!(l < i || i < g->k)) continue; /* final check: rows >= k hold no data */
+            double r = g->hC[l] - g->hX[l];
+            double sl = g->hC[m + l] - g->hX[m + l];
+            int finite = isfinite(r) && isfinite(sl);
+            if ((finite && fabs(r) >= 8.0 * (double)g->W * g->thr) ||
+                (!finite && nonfinite <= 8))
+                FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
+            if (Jall[l] >= 0) cnt[Jall[l]]++;
+        }
+        if (nfail == 1) { /* the only failing row: also imprecise or non-finite checks */
+            for (int64_t l = 0; l < m; l++)
+                if (row_fails(g->hC[l] - g->hX[l], g->thr) ||
+                    row_fails(g->hC[m + l] - g->hX[m + l], g->thr)) {
+                    if ((l < i || i < g->k) && Jall[l] < 0) {
+                        FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
+                        if (Jall[l] >= 0) cnt[Jall[l]]++;
+                    }
+                    break;
+                }
+        }
+        for (int64_t l = 0; l < m && nF < MAX_SINGLE; l++)
+            if (Jall[l] >= 0 && cnt[Jall[l]] == 1) {
+                F[nF] = l;
+                J[nF] = Jall[l];
+                single[nF++] = 1;
+                nsingle++;
+            }
+        if (nsingle) {
+            for (int64_t t = 0; t < nF; t++) {
+                if (!single[t]) continue;
+                double *p = g->dA + F[t] + J[t] * g->ldda;
+                FT_CHECK(g->be->get_elem(g->qm, p, &before[t]));
+                FT_CHECK(g->be->set_elem(g->qm, p, 0.0));
+            }
+            FT_CHECK(check_sums(g, i));
+            for (int64_t t = 0; t < nF; t++) {
+                if (!single[t]) continue;
+                after[t] = g->hC[F[t]] - g->hX[F[t]];
+                FT_CHECK(g->be->set_elem(g->qm, g->dA + F[t] + J[t] * g->ldda,
+                                         after[t]));
+            }
+            FT_CHECK(check_sums(g, i));
+            int restored = 0;
+            for (int64_t t = 0; t < nF; t++) {
+                if (!single[t]) continue;
+                int64_t l = F[t], j = J[t];
+                ft_region_t reg = l < i ? FT_REGION_R : FT_REGION_TRAILING;
+                rep->detected++;
+                rep->located++;
+                if (!row_fails(g->hC[l] - g->hX[l], g->thr) &&
+                    !row_fails(g->hC[m + l] - g->hX[m + l], g->thr)) {
+                    rep->corrected++;
+                    ft_report_event(rep, FT_EVENT_CORRECTED, reg, l, j, step, before[t], after[t]);
+                    ft_log(g->ctx, 2, "dgeqrf: corrected A(%lld,%lld) %.17g -> %.17g (step %lld)",
+                           (long long)l, (long long)j, before[t], after[t], (long long)step);
+                } else { /* the correction did not clear the row: put the value back */
+                    FT_CHECK(g->be->set_elem(g->qm, g->dA + l + j * g->ldda,
+                                             before[t]));
+                    restored = 1;
+                    rep->uncorrectable++;
+                    g->uncorrectable = 1;
+                    ft_report_event(rep, FT_EVENT_UNCORRECTABLE, reg, l, j, step, before[t],
+                                    after[t]);
+                    ft_log(g->ctx, 1, "dgeqrf: error at (%lld,%lld) not correctable",
+                           (long long)l, (long long)j);
+                }
+            }
+            if (restored) FT_CHECK(check_sums(g, i));
+            analyse(g, &a);
+            if (a.nr == 0 && a.ns == 0) goto out;
+            if (g->uncorrectable) goto out;
+        }
+    }
+    rep->detected++;
+    /* several rows (or a row that could not be resolved): an error consumed by later panels */
+    int64_t j = locate_common(g, &a);
+    if (j >= 0) {
+        rep->located++;
+        g->not_recovered = 1;
+        g->located_col = j;
+        ft_report_event(rep, FT_EVENT_LOCATED, FT_REGION_TRAILING, -1, j, step, 0.0, 0.0);
+        ft_log(g->ctx, 1, "dgeqrf: error located in column %lld (%lld failing rows), not "
+               "recovered", (long long)j, (long long)(a.nr > a.ns ? a.nr : a.ns));
+    } else {
+        rep->uncorrectable++;
+        g->uncorrectable = 1;
+        ft_report_event(rep, FT_EVENT_UNCORRECTABLE, FT_REGION_TRAILING, a.lmax, -1, step, 0.0,
+                        0.0);
+        ft_log(g->ctx, 1, "dgeqrf: error detected (%lld failing rows), not located",
+               (long long)(a.nr > a.ns ? a.nr : a.ns));
+    }
+out:
+    g->tprot += ft_wtime() - t0;
+    if (g->prof) g->ph_csum += ft_wtime() - t0;
+    return FT_SUCCESS;
+}
+

@@ -1,0 +1,102 @@
+/* qr_inject.c — the fault plan of one ft_dgeqrf call (regions and steps: docs/qr.md). All the
+ * faults planned for the call are taken at its start; each is applied at its panel boundary,
+ * where the loop synchronises (qr_needs_sync). */
+#include "core/inject.h"
+#include "qr/qr_internal.h"
+
+void qr_plan_faults(qr_t *g)
+{
+    static const ft_region_t regs[4] = {FT_REGION_R, FT_REGION_TRAILING, FT_REGION_Q,
+                                        FT_REGION_CHECKSUM};
+    g->nplan = 0;
+    if (!g->ctx->nfaults) return;
+    for (int r = 0; r < 4; r++) {
+        if (!g->protect && regs[r] == FT_REGION_CHECKSUM) continue; /* nothing to corrupt */
+        ft_fault_t f[FT_MAX_FAULTS];
+        int nf = ft_inject_take(g->ctx, g->call->index, regs[r], -1, f, FT_MAX_FAULTS - g->nplan);
+        for (int t = 0; t < nf; t++) {
+            planned_t *p = &g->plan[g->nplan++];
+            p->f = f[t];
+            p->step = f[t].step >= 0 ? f[t].step
+                                     : (int64_t)(ft_rng_next(&g->ctx->rng) % (uint64_t)g->np);
+            p->done = 0;
+            if (p->step >= g->np)
+                ft_log(g->ctx, 1, "dgeqrf: fault at step %lld beyond the %lld panel steps: dropped",
+                       (long long)p->step, (long long)g->np);
+        }
+    }
+}
+
+static int planned(const qr_t *g, ft_region_t reg, int64_t step)
+{
+    for (int t = 0; t < g->nplan; t++)
+        if (!g->plan[t].done && g->plan[t].f.region == reg && g->plan[t].step == step) return 1;
+    return 0;
+}
+
+static int64_t rnd(qr_t *g, int64_t n) { return (int64_t)(ft_rng_next(&g->ctx->rng) % (uint64_t)n); }
+
+/* Apply the faults of region reg planned for panel step p (regions: docs/qr.md). */
+int qr_inject(qr_t *g, ft_region_t reg, int64_t p)
+{
+    const int64_t m = g->m, n = g->n, i = p * g->nb, ib = qr_imin(g->nb, g->k - i);
+    for (int t = 0; t < g->nplan; t++) {
+        planned_t *pl = &g->plan[t];
+        if (pl->done || pl->f.region != reg || pl->step != p) continue;
+        pl->done = 1;
+        ft_fault_t f = pl->f;
+        int64_t r = f.row, c = f.col;
+        double *X = g->dA;
+        int64_t rows = m, cols = n, ld = g->ldda;
+        int ok;
+        switch (reg) {
+        case FT_REGION_R: /* finished R after step p: rows < i+ib, cols >= max(row, i) */
+            if (r < 0) r = rnd(g, i + ib);
+            if (c < 0 && r < i + ib) c = qr_imax(r, i) + rnd(g, n - qr_imax(r, i));
+            ok = r < i + ib && c >= i && c >= r && c < n;
+            break;
+        case FT_REGION_TRAILING: /* rows >= i, cols >= i */
+            if (r < 0) r = i + rnd(g, m - i);
+            if (c < 0) c = i + rnd(g, n - i);
+            ok = r >= i && r < m && c >= i && c < n;
+            break;
+        case FT_REGION_Q: { /* Householder vectors of panel p: cols [i, i+ib), rows > col */
+            int64_t cmax = qr_imin(i + ib, m - 1); /* columns with a vector below the diagonal */
+            if (cmax <= i) {
+                ft_log(g->ctx, 1, "dgeqrf: panel %lld has no Householder vector elements: fault "
+                       "dropped", (long long)p);
+                continue;
+            }
+            if (c < 0) c = i + rnd(g, cmax - i);
+            if (r < 0 && c >= 0 && c + 1 < m) r = c + 1 + rnd(g, m - c - 1);
+            ok = c >= i && c < i + ib && r > c && r < m;
+            break;
+        }
+        default: /* checksum columns: any element of dCS */
+            X = g->dCS, rows = m, cols = 2, ld = m;
+            if (r < 0) r = rnd(g, m);
+            if (c < 0) c = rnd(g, 2);
+            ok = r < m && c < 2;
+            break;
+        }
+        if (!ok) {
+            ft_log(g->ctx, 1, "dgeqrf: fault (%lld,%lld) outside region %d at step %lld",
+                   (long long)r, (long long)c, (int)reg, (long long)p);
+            return FT_ERR_INVALID_VALUE;
+        }
+        f.row = r;
+        f.col = c;
+        FT_CHECK(ft_inject_apply(g->ctx, g->be, g->qm, &f, X, rows, cols, ld, p, g->rep, NULL, NULL));
+    }
+    return FT_SUCCESS;
+}
+
+int qr_needs_sync(const qr_t *g, int64_t p)
+{
+    if (p == 0) return 1;
+    if (g->protect && g->q > 0 && p % g->q == 0) return 1;
+    if (!g->nplan) return 0;
+    return planned(g, FT_REGION_TRAILING, p) || planned(g, FT_REGION_CHECKSUM, p) ||
+           planned(g, FT_REGION_R, p - 1) || planned(g, FT_REGION_Q, p - 1);
+}
+

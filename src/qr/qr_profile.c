@@ -1,0 +1,36 @@
+/* qr_profile.c — ft_dgeqrf's phase profile (policy.verbose >= 1, tester --profile; docs/qr.md
+ * "Where the time goes"): host-side phases by wall clock, device-side update times by events
+ * read two steps late, when they are known to have completed. */
+#include "qr/qr_internal.h"
+
+int qr_profile_events(qr_t *g)
+{
+    for (int s = 0; s < QR_EV_SLOTS; s++)
+        for (int w = 0; w < 4; w++) FT_CHECK(ft_call_event(g->call, &g->ev[s][w]));
+    return FT_SUCCESS;
+}
+
+/* Read the update events of steps [ev_next, upto). Called only where those steps' events have
+ * completed (see qr_factor), so event_elapsed does not wait on the device. */
+int qr_harvest(qr_t *g, int64_t upto)
+{
+    for (; g->ev_next < upto; g->ev_next++) {
+        const int64_t s = g->ev_next;
+        double up = 0.0, la = 0.0, cs = 0.0;
+        FT_CHECK(g->be->event_elapsed(qr_ev(g, s, 0), qr_ev(g, s, 2), &up));
+        if (g->ev_la[s % QR_EV_SLOTS])
+            FT_CHECK(g->be->event_elapsed(qr_ev(g, s, 0), qr_ev(g, s, 1), &la));
+        FT_CHECK(g->be->event_elapsed(qr_ev(g, s, 2), qr_ev(g, s, 3), &cs));
+        g->ph_update += up > la ? up : la;
+        g->ph_csum += cs;
+    }
+    return FT_SUCCESS;
+}
+
+void qr_profile_log(const qr_t *g)
+{
+    ft_log(g->ctx, 1, "dgeqrf phases: panel_cpu %.3f ms, wait_panel %.3f ms, update_gpu "
+           "%.3f ms, checksum %.3f ms, copy_in %.3f ms, copy_out %.3f ms, total %.3f ms",
+           1e3 * g->ph_panel, 1e3 * g->ph_wait, 1e3 * g->ph_update, 1e3 * g->ph_csum,
+           1e3 * g->ph_in, 1e3 * g->ph_out, 1e3 * (ft_wtime() - g->call->t0));
+}
