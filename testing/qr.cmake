@@ -12,17 +12,20 @@ endif()
 add_test(NAME testing_ft_dgeqrf_cpu
          COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
                  --device cpu)
+# with online checks before every panel each of the three faults is corrected (R, trailing) or
+# recognised (checksum): --expect corrected pins that outcome (a located, unrecovered trailing
+# fault would fail the run)
 add_test(NAME testing_ft_dgeqrf_inject_cpu
          COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
                  --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
-                 --inject checksum:step=4 --device cpu)
+                 --inject checksum:step=4 --expect corrected --device cpu)
 add_test(NAME testing_ft_dgeqrf_gpu
          COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
                  --device cuda)
 add_test(NAME testing_ft_dgeqrf_inject_gpu
          COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
                  --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
-                 --inject checksum:step=4 --device cuda)
+                 --inject checksum:step=4 --expect corrected --device cuda)
 add_test(NAME testing_ft_dgeqrf_gpu_pointers_gpu
          COMMAND testing_ft_dgeqrf -N 300:700:200 --nb 64 --crossover -1 --check --device cuda
                  --gpu-pointers)
