@@ -12,17 +12,20 @@ endif()
 add_test(NAME testing_ft_dgeqrf_cpu
          COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
                  --device cpu)
+# with online checks before every panel each of the three faults is corrected (R, trailing) or
+# recognised (checksum): --expect corrected pins that outcome (a located, unrecovered trailing
+# fault would fail the run)
 add_test(NAME testing_ft_dgeqrf_inject_cpu
          COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
                  --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
-                 --inject checksum:step=4 --device cpu)
+                 --inject checksum:step=4 --expect corrected --device cpu)
 add_test(NAME testing_ft_dgeqrf_gpu
          COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
                  --device cuda)
 add_test(NAME testing_ft_dgeqrf_inject_gpu
          COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
                  --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
-                 --inject checksum:step=4 --device cuda)
+                 --inject checksum:step=4 --expect corrected --device cuda)
 add_test(NAME testing_ft_dgeqrf_gpu_pointers_gpu
          COMMAND testing_ft_dgeqrf -N 300:700:200 --nb 64 --crossover -1 --check --device cuda
                  --gpu-pointers)
@@ -40,3 +43,16 @@ foreach(t test_dgeqrf_semantics test_dgeqrf_inject test_dgeqrf_nofalse)
   add_test(NAME ${t}_gpu COMMAND ${t} cuda)
   set_tests_properties(${t}_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
+
+# FT_REGION_Q (the finished Householder vectors) in its own invocation, argument q: it asserts
+# what must happen once Q is protected -- the fault detected and corrected (status 0, ratios
+# below 30) or reported (status != 0, detected >= 1), never unnoticed. Q is not protected yet,
+# so the run fails today and WILL_FAIL counts that as a pass.
+# TODO(issue 9: protect Q by diskless checkpointing): remove WILL_FAIL when issue 9 lands.
+# WILL_FAIL inverts only exit codes other than SKIP_RETURN_CODE (checked with CMake 3.25): the
+# gpu variant still shows as skipped (exit 77) without a device; a crash is still a failure.
+add_test(NAME test_dgeqrf_inject_q_cpu COMMAND test_dgeqrf_inject cpu q)
+set_tests_properties(test_dgeqrf_inject_q_cpu PROPERTIES LABELS cpu TIMEOUT 300 WILL_FAIL TRUE)
+add_test(NAME test_dgeqrf_inject_q_gpu COMMAND test_dgeqrf_inject cuda q)
+set_tests_properties(test_dgeqrf_inject_q_gpu PROPERTIES LABELS gpu TIMEOUT 300 WILL_FAIL TRUE
+                     SKIP_RETURN_CODE 77)

@@ -169,6 +169,7 @@ int main(int argc, char **argv)
     if (!ft_cuda_available()) {
         reset_handler_log();
         ft_report_t rep;
+        tu_poison_report(&rep);
         int ret = ft_dgemm_gpu_ex(ctx, 'N', 'N', 5, 4, 3, 1.0, A, 5, B, 3, 0.0, C, 5, &rep);
         if (!ft_have_cuda())
             TU_CHECK(ret == FT_ERR_NOT_BUILT && rep.status == ret,
@@ -292,6 +293,7 @@ int main(int argc, char **argv)
         tu_fill(&rng, k, n, Y, k);
         tu_fill(&rng, m, n, Z, m);
         ft_report_t rep;
+        tu_poison_report(&rep);
         st = ft_dgemm_ex(ctx, 'N', 'N', m, n, k, 1.0, X, m, Y, k, 0.5, Z, m, &rep);
         TU_CHECK(st == 0 && rep.injected == 0 && rep.detected == 0,
                  "after rejected faults: status %d injected %lld", st, (long long)rep.injected);
@@ -305,6 +307,7 @@ int main(int argc, char **argv)
         TU_CHECK(ft_inject_add(ctx, &f) == FT_ERR_INVALID_VALUE, "65th pending fault accepted");
         TU_CHECK(ft_inject_clear(ctx) == 0, "ft_inject_clear");
         TU_CHECK(ft_inject_add(ctx, &ok) == 0, "ft_inject_add after clear");
+        tu_poison_report(&rep);
         st = ft_dgemm_ex(ctx, 'N', 'N', m, n, k, 1.0, X, m, Y, k, 0.5, Z, m, &rep);
         TU_CHECK(st == 0 && rep.injected == 1 && rep.corrected == 1,
                  "planned fault after clear: status %d injected %lld corrected %lld", st,

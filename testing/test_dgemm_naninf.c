@@ -6,7 +6,9 @@
  * finite elements must be right (elementwise bound 30 eps (sqrt(k+2)|alpha| |A||B| +
  * 2|beta||C0|)), and the report must say: status 0, detected 0, no correction, and
  * unchecked > 0 (the checks that saw the non-finite inputs were skipped, not failed).
- * Also a huge finite value (1.5e308) whose checksums overflow: no alarm, correct result.
+ * Also a huge finite value (1.5e308) whose checksums overflow: no alarm, correct result, and
+ * the overflowing checks skipped (unchecked > 0); and an Inf in C with beta = 0, which is
+ * overwritten: an all-finite result with every check evaluated (unchecked == 0).
  *
  * Usage: test_dgemm_naninf [cpu|cuda|auto]
  */
@@ -23,6 +25,13 @@
 static ft_device_t g_dev;
 
 enum { IN_A = 0, IN_B = 1, IN_C = 2 };
+
+/* What the report's `unchecked` must say, and whether the reference holds non-finite values. */
+enum {
+    UNCHK_NONFINITE = 0, /* unchecked > 0; the reference has NaN/Inf (else the test is wrong) */
+    UNCHK_OVERFLOW = 1,  /* unchecked > 0 (checksums overflow); the reference is all finite */
+    UNCHK_NONE = 2       /* unchecked == 0; the reference is all finite */
+};
 static const char *in_name[] = {"op(A)", "op(B)", "C"};
 
 typedef struct {
@@ -43,7 +52,7 @@ static void place(char ta, char tb, double *A, int64_t lda, double *B, int64_t l
 
 static void one(ft_context_t *ctx, const char *what, tu_rng_t *rng, char ta, char tb, int64_t m,
                 int64_t n, int64_t k, double alpha, double beta, const special_t *sp, int nsp,
-                int expect_unchecked)
+                int unchk)
 {
     const int64_t nrowa = tu_nrows(ta, m, k), ncola = tu_nrows(ta, k, m);
     const int64_t nrowb = tu_nrows(tb, k, n), ncolb = tu_nrows(tb, n, k);
@@ -64,7 +73,7 @@ static void one(ft_context_t *ctx, const char *what, tu_rng_t *rng, char ta, cha
     tu_ref_dgemm(ta, tb, m, n, k, 1.0, Aa, lda, Ba, ldb, 0.0, G, ldc);
 
     ft_report_t rep;
-    memset(&rep, 0, sizeof rep);
+    tu_poison_report(&rep); /* every field checked below must come from the call */
     int st = ft_dgemm_ex(ctx, ta, tb, (ft_int)m, (ft_int)n, (ft_int)k, alpha, A, (ft_int)lda, B,
                          (ft_int)ldb, beta, C, (ft_int)ldc, &rep);
     int bad0 = (int)tu_failed;
@@ -76,7 +85,12 @@ static void one(ft_context_t *ctx, const char *what, tu_rng_t *rng, char ta, cha
                  rep.recomputed == 0 && rep.uncorrectable == 0,
              "alarm on non-finite input: detected %lld checksum_errors %lld: %s",
              (long long)rep.detected, (long long)rep.checksum_errors, where);
-    if (expect_unchecked)
+    TU_CHECK(rep.backend == tu_expected_backend(g_dev), "ran on backend %d: %s", (int)rep.backend,
+             where);
+    if (unchk == UNCHK_NONE)
+        TU_CHECK(rep.unchecked == 0, "unchecked %lld (expected 0): %s", (long long)rep.unchecked,
+                 where);
+    else
         TU_CHECK(rep.unchecked > 0, "unchecked %lld (expected > 0): %s", (long long)rep.unchecked,
                  where);
     int64_t nan_bad = 0, inf_bad = 0, val_bad = 0, nnonfinite = 0;
@@ -98,8 +112,11 @@ static void one(ft_context_t *ctx, const char *what, tu_rng_t *rng, char ta, cha
     TU_CHECK(inf_bad == 0, "%lld elements differ in Inf-ness or sign from the reference: %s",
              (long long)inf_bad, where);
     TU_CHECK(val_bad == 0, "%lld finite elements wrong: %s", (long long)val_bad, where);
-    if (expect_unchecked)
+    if (unchk == UNCHK_NONFINITE)
         TU_CHECK(nnonfinite > 0, "the reference has no non-finite element (bad test): %s", where);
+    else
+        TU_CHECK(nnonfinite == 0, "%lld non-finite elements in the reference (bad test): %s",
+                 (long long)nnonfinite, where);
     if ((int)tu_failed != bad0) tu_print_report("report", &rep);
     free(A);
     free(B);
@@ -138,7 +155,8 @@ int main(int argc, char **argv)
                         s.c = w == IN_A ? 100 : 66;
                         snprintf(what, sizeof what, "%s, %s in %s at (%lld,%lld)", ctxname[c],
                                  valname[v], in_name[w], (long long)s.r, (long long)s.c);
-                        one(ctx[c], what, &rng, ta, tb, m, n, k, alpha, beta, &s, 1, 1);
+                        one(ctx[c], what, &rng, ta, tb, m, n, k, alpha, beta, &s, 1,
+                            UNCHK_NONFINITE);
                     }
                 }
                 /* several: +Inf and -Inf in one row of op(A) (NaN or Inf by column), a NaN in
@@ -149,16 +167,16 @@ int main(int argc, char **argv)
                                   {IN_A, 149, 40, INFINITY},
                                   {IN_B, 40, 0, -INFINITY}};
                 snprintf(what, sizeof what, "%s, mixed NaN/+-Inf in A and B", ctxname[c]);
-                one(ctx[c], what, &rng, ta, tb, m, n, k, alpha, beta, s, 5, 1);
+                one(ctx[c], what, &rng, ta, tb, m, n, k, alpha, beta, s, 5, UNCHK_NONFINITE);
                 /* a huge finite value: checksums overflow, the product does not */
                 special_t h = {IN_A, 20, 30, 1.5e308};
                 snprintf(what, sizeof what, "%s, 1.5e308 in op(A)", ctxname[c]);
-                one(ctx[c], what, &rng, ta, tb, m, n, k, 1.0, beta, &h, 1, 0);
+                one(ctx[c], what, &rng, ta, tb, m, n, k, 1.0, beta, &h, 1, UNCHK_OVERFLOW);
                 /* an Inf in C with beta = 0 is ignored: all finite, nothing skipped */
                 if (beta == 0.0) {
                     special_t ci = {IN_C, 10, 10, INFINITY};
                     snprintf(what, sizeof what, "%s, Inf in C with beta = 0", ctxname[c]);
-                    one(ctx[c], what, &rng, ta, tb, m, n, k, alpha, 0.0, &ci, 1, 0);
+                    one(ctx[c], what, &rng, ta, tb, m, n, k, alpha, 0.0, &ci, 1, UNCHK_NONE);
                 }
             }
     ft_context_destroy(ctx[0]);

@@ -109,7 +109,7 @@ static void one(ft_context_t *ctx, const char *ctxname, tu_rng_t *rng, char ta, 
     tu_ref_dgemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, R, ldc);
 
     ft_report_t rep;
-    memset(&rep, 0, sizeof rep);
+    tu_poison_report(&rep); /* every field checked below must come from the call */
     int st = ft_dgemm_ex(ctx, ta, tb, (ft_int)m, (ft_int)n, (ft_int)k, alpha, A, (ft_int)lda, B,
                          (ft_int)ldb, beta, C, (ft_int)ldc, &rep);
     int bad0 = (int)tu_failed;
@@ -124,6 +124,8 @@ static void one(ft_context_t *ctx, const char *ctxname, tu_rng_t *rng, char ta, 
              "corrected %lld recomputed %lld uncorrectable %lld: %s", (long long)rep.corrected,
              (long long)rep.recomputed, (long long)rep.uncorrectable, where);
     TU_CHECK(rep.checks > 0, "no check evaluated: %s", where);
+    TU_CHECK(rep.backend == tu_expected_backend(g_dev), "ran on backend %d: %s", (int)rep.backend,
+             where);
     if (data >= DATA_MIXED || (s >= 1e-150 && s <= 1e150)) /* nothing can overflow */
         TU_CHECK(rep.unchecked == 0, "%lld checks skipped on finite, moderate data: %s",
                  (long long)rep.unchecked, where);

@@ -18,7 +18,8 @@
  *   res[0] = ||R - Q^T A||_1 / (max(m,n) ||A||_1 eps), R = the upper trapezoid of AF
  *            (equivalently ||A - Q R||_1, Q orthogonal),
  *   res[1] = ||I - Q^T Q||_1 / (m eps),
- * Q (m x m) formed with LAPACKE_dorgqr. NaN when the factorization holds NaN.
+ * Q (m x m) formed with LAPACKE_dorgqr. NaN when the factorization holds NaN, or when
+ * LAPACKE_dorgqr refuses the vectors or tau (its NaN check): Q is then not formed at all.
  */
 static inline void qr_ratios(int64_t m, int64_t n, const double *A, int64_t lda, const double *AF,
                       int64_t ldaf, const double *tau, double res[2])
@@ -30,7 +31,13 @@ static inline void qr_ratios(int64_t m, int64_t n, const double *A, int64_t lda,
     double *Q = tu_malloc(m * m), *R = tu_malloc(m * n), *Id = tu_malloc(m * m);
     for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < m; i++) Q[TU_IX(i, j, m)] = j < k && i > j ? AF[TU_IX(i, j, ldaf)] : 0.0;
-    if (k > 0) LAPACKE_dorgqr(LAPACK_COL_MAJOR, (int)m, (int)m, (int)k, Q, (int)m, tau);
+    if (k > 0 && LAPACKE_dorgqr(LAPACK_COL_MAJOR, (int)m, (int)m, (int)k, Q, (int)m, tau) != 0) {
+        res[0] = res[1] = NAN;
+        free(Q);
+        free(R);
+        free(Id);
+        return;
+    }
     /* R - Q^T A */
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) R[TU_IX(i, j, m)] = i <= j ? AF[TU_IX(i, j, ldaf)] : 0.0;

@@ -1,12 +1,12 @@
 /*
  * test_dgeqrf_nofalse.c — ft_dgeqrf never reports an error on valid data (no false alarms).
  *
- * Status 0, nothing detected, located, corrected or flagged as a checksum error, every check
- * evaluated (report.unchecked == 0, report.checks > 0), and dqrt01 ratios below 30, over the
- * matrix types: uniform random, normal random, scaled by 1e-290 and 1e+290, columns graded
- * 1e-10 .. 1e+10, rank-deficient (rank n/2, A = X Y^T), condition number 1e15
- * (U diag(sigma) V^T, sigma geometric from 1 to 1e-15), integer-valued; shapes square, tall
- * and wide; checks at the end only and online before every panel (verify_every = 1).
+ * Status 0 on the backend asked for, nothing detected, located, corrected or flagged as a
+ * checksum error, every check evaluated (report.unchecked == 0, report.checks > 0), and dqrt01
+ * ratios below 30, over the matrix types: uniform random, normal random, scaled by 1e-290 and
+ * 1e+290, columns graded 1e-10 .. 1e+10, rank-deficient (rank n/2, A = X Y^T), condition number
+ * 1e15 (U diag(sigma) V^T, sigma geometric from 1 to 1e-15), integer-valued; shapes square,
+ * tall and wide; checks at the end only and online before every panel (verify_every = 1).
  *
  * Usage: test_dgeqrf_nofalse [cpu|cuda|auto] [--measure]
  *   --measure: policy.verbose = 2, so each call logs "max clean residual / (u*bound)" to
@@ -42,7 +42,8 @@ int main(int argc, char **argv)
                 p.crossover = -1;
                 p.verify_every = q;
                 p.verbose = measure ? 2 : 0;
-                ft_context_set_policy(ctx, &p);
+                st = ft_context_set_policy(ctx, &p);
+                TU_CHECK(st == 0, "ft_context_set_policy: %s", ft_strerror(st));
                 double *A = tu_malloc(lda * n), *AF = tu_malloc(lda * n), *tau = tu_malloc(k);
                 double *work = tu_malloc(n * 32);
                 mt_fill(&rng, t, m, n, A, lda);
@@ -51,12 +52,16 @@ int main(int argc, char **argv)
                     fprintf(stderr, "type %d (%s) %lldx%lld verify_every %d\n", t, mt_name(t),
                             (long long)m, (long long)n, q);
                 ft_report_t rep;
-                ft_int info;
+                tu_poison_report(&rep); /* every field checked below must come from the call */
+                ft_int info = -99;
                 long f0 = tu_failed;
                 st = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, work,
                                   (ft_int)(n * 32), &info, &rep);
-                TU_CHECK(st == 0 && info == 0, "%s %lldx%lld q=%d: status %d", mt_name(t),
-                         (long long)m, (long long)n, q, st);
+                TU_CHECK(st == 0 && info == 0 && rep.status == 0,
+                         "%s %lldx%lld q=%d: status %d info %d", mt_name(t), (long long)m,
+                         (long long)n, q, st, (int)info);
+                TU_CHECK(rep.backend == tu_expected_backend(dev), "%s %lldx%lld: backend %d",
+                         mt_name(t), (long long)m, (long long)n, (int)rep.backend);
                 TU_CHECK(rep.detected == 0 && rep.located == 0 && rep.corrected == 0 &&
                              rep.checksum_errors == 0 && rep.uncorrectable == 0,
                          "%s %lldx%lld q=%d: false alarm", mt_name(t), (long long)m,

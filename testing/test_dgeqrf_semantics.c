@@ -6,8 +6,11 @@
  *     (120x300), sizes nb-2..nb+2 around policy.nb = 32 (square, tall and wide), 0 and 1,
  *     lda > m (padding rows untouched), protection on and off, the blocked driver
  *     (crossover = -1) and the LAPACK crossover (automatic, and a forced one); no detection on
- *     clean data; report.backend is the device asked for;
+ *     clean data; report.backend is the device asked for (cpu for cpu, cuda for cuda) whenever
+ *     something is factored; checks evaluated (report.checks > 0, none skipped) exactly when the
+ *     protected blocked driver runs, none with protection off or on the LAPACK crossover path;
  *   - the workspace query lwork = -1: work[0] = n*nb, A untouched; min(m,n) = 0: work[0] = 1;
+ *     the plain entry point (default context, FTLA_NB unset): nb = 32 for n < 1024;
  *   - every argument error, in LAPACK order: m < 0 -> -1, n < 0 -> -2, lda < max(1,m) -> -4,
  *     lwork < max(1,n) (and not -1) -> -7: return -i, *info = -i, the installed xerbla
  *     handler called once with ("FT_DGEQRF", i), A and tau untouched; ft_dgeqrf_gpu(_ex) the
@@ -52,7 +55,9 @@ static ft_context_t *make_ctx(int nb, int crossover, int protect)
     p.nb = nb;
     p.crossover = crossover;
     p.protect = protect;
-    ft_context_set_policy(ctx, &p);
+    st = ft_context_set_policy(ctx, &p);
+    TU_CHECK(st == 0, "ft_context_set_policy(nb %d, crossover %d, protect %d): %s", nb, crossover,
+             protect, ft_strerror(st));
     return ctx;
 }
 
@@ -69,16 +74,34 @@ static void one(tu_rng_t *rng, int64_t m, int64_t n, int64_t lda, int nb, int cr
     tu_copy(lda, n, A, lda, AF, lda); /* padding included */
     for (int64_t i = 0; i <= k; i++) tau[i] = POISON;
     ft_report_t rep;
+    tu_poison_report(&rep);
     ft_int info = -99;
     int st = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, work,
                           (ft_int)(n > 0 ? n : 1), &info, &rep);
-    TU_CHECK(st == 0 && info == 0, "%s %lldx%lld lda %lld nb %d: status %d info %d", what,
-             (long long)m, (long long)n, (long long)lda, nb, st, (int)info);
-    TU_CHECK(rep.detected == 0 && rep.checksum_errors == 0 && rep.corrected == 0,
-             "%s %lldx%lld: false detection", what, (long long)m, (long long)n);
+    TU_CHECK(st == 0 && info == 0 && rep.status == 0,
+             "%s %lldx%lld lda %lld nb %d: status %d info %d report %d", what, (long long)m,
+             (long long)n, (long long)lda, nb, st, (int)info, rep.status);
+    TU_CHECK(rep.injected == 0 && rep.detected == 0 && rep.located == 0 &&
+                 rep.checksum_errors == 0 && rep.corrected == 0 && rep.uncorrectable == 0,
+             "%s %lldx%lld: false detection (detected %lld checksum_errors %lld)", what,
+             (long long)m, (long long)n, (long long)rep.detected,
+             (long long)rep.checksum_errors);
+    /* where something is factored, it runs on the device asked for (a quick return for
+     * min(m,n) = 0 runs nothing) */
     if (k > 0)
-        TU_CHECK(rep.backend == (g_dev == FT_DEVICE_CUDA ? FT_DEVICE_CUDA : rep.backend),
-                 "%s: backend %d", what, (int)rep.backend);
+        TU_CHECK(rep.backend == tu_expected_backend(g_dev), "%s %lldx%lld: backend %d, asked %s",
+                 what, (long long)m, (long long)n, (int)rep.backend, tu_device_name(g_dev));
+    /* checks run exactly when the protected blocked driver runs: not with protection off, not
+     * on the LAPACK path below the crossover (0 = automatic 128, -1 = never), not for k = 0 */
+    const int lapack_path = crossover >= 0 && k <= (crossover == 0 ? 128 : crossover);
+    if (k > 0 && protect && !lapack_path)
+        TU_CHECK(rep.checks > 0 && rep.unchecked == 0, "%s %lldx%lld: checks %lld unchecked %lld",
+                 what, (long long)m, (long long)n, (long long)rep.checks,
+                 (long long)rep.unchecked);
+    else
+        TU_CHECK(rep.checks == 0, "%s %lldx%lld (protect %d, %s): %lld checks", what,
+                 (long long)m, (long long)n, protect, lapack_path ? "LAPACK path" : "blocked",
+                 (long long)rep.checks);
     TU_CHECK(tau[k] == POISON, "%s %lldx%lld: tau[min(m,n)] written", what, (long long)m,
              (long long)n);
     int pad_ok = 1;
@@ -87,12 +110,10 @@ static void one(tu_rng_t *rng, int64_t m, int64_t n, int64_t lda, int nb, int cr
             if (AF[TU_IX(i, j, lda)] != POISON) pad_ok = 0;
     TU_CHECK(pad_ok, "%s %lldx%lld lda %lld: padding rows changed", what, (long long)m,
              (long long)n, (long long)lda);
-    if (k > 0 || m == 0 || n == 0) {
-        double res[2];
-        qr_ratios(m, n, A, lda, AF, lda, tau, res);
-        TU_CHECK(res[0] < TOL && res[1] < TOL, "%s %lldx%lld lda %lld nb %d: ratios %.3g %.3g",
-                 what, (long long)m, (long long)n, (long long)lda, nb, res[0], res[1]);
-    }
+    double res[2];
+    qr_ratios(m, n, A, lda, AF, lda, tau, res);
+    TU_CHECK(res[0] < TOL && res[1] < TOL, "%s %lldx%lld lda %lld nb %d: ratios %.3g %.3g", what,
+             (long long)m, (long long)n, (long long)lda, nb, res[0], res[1]);
     free(A);
     free(AF);
     free(tau);
@@ -147,10 +168,11 @@ static void test_query(void)
     TU_CHECK(st == 0 && info == 0 && work[0] == 300.0 * 32, "query 1000x300: work %g", work[0]);
     st = ft_dgeqrf_ex(ctx, 0, 5, A, 1, tau, work, -1, &info, NULL);
     TU_CHECK(st == 0 && info == 0 && work[0] == 1.0, "query m = 0: work %g", work[0]);
-    /* the plain entry point on the default context (nb automatic: 32 below 1024) */
+    /* the plain entry point on the default context (nb automatic: 32 below 1024; main unsets
+     * FTLA_NB before the default context exists) */
     work[0] = 0;
     st = ft_dgeqrf(500, 400, A, 500, tau, work, -1, &info);
-    TU_CHECK(st == 0 && info == 0 && work[0] >= 400.0, "ft_dgeqrf query: work %g", work[0]);
+    TU_CHECK(st == 0 && info == 0 && work[0] == 400.0 * 32, "ft_dgeqrf query: work %g", work[0]);
     /* quick return: work[0] = 1 */
     work[0] = 0;
     st = ft_dgeqrf_ex(ctx, 5, 0, A, 5, tau, work, 1, &info, NULL);
@@ -169,6 +191,7 @@ static void arg_case(int api, ft_int m, ft_int n, ft_int lda, ft_int lwork, int 
     g_name[0] = 0;
     ft_int info = 12345;
     ft_report_t rep;
+    tu_poison_report(&rep);
     int st;
     const char *nm;
     switch (api) {
@@ -223,6 +246,7 @@ static void test_gpu_pointers(tu_rng_t *rng)
                      cudaMemcpyHostToDevice);
         ft_int info = -99;
         ft_report_t rep;
+        tu_poison_report(&rep);
         int st = ft_dgeqrf_gpu_ex(ctx, (ft_int)m, (ft_int)n, dA, (ft_int)ldd, tau, &info, &rep);
         cudaMemcpy2D(AF, m * sizeof(double), dA, ldd * sizeof(double), m * sizeof(double), n,
                      cudaMemcpyDeviceToHost);
@@ -245,6 +269,7 @@ int main(int argc, char **argv)
 {
     g_dev = tu_device_from_args(argc, argv);
     setenv("FTLA_DEVICE", tu_device_name(g_dev), 1);
+    unsetenv("FTLA_NB");
     tu_rng_t rng;
     tu_seed(&rng, 2024);
     test_results(&rng);

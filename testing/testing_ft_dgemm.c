@@ -434,6 +434,8 @@ int main(int argc, char **argv)
         tu_fill(&rng, c.m, c.n, c.C0, c.ldc);
         const double flops = 2.0 * (double)c.m * (double)c.n * (double)c.k;
         const int empty = c.m == 0 || c.n == 0;
+        /* BLAS quick return: nothing runs, so no backend is chosen */
+        const int quick = empty || ((c.k == 0 || o.alpha == 0.0) && o.beta == 1.0);
         int ok = 1;     /* the row passes */
         int usable = 1; /* the data could be set up (device memory) */
         char note[256] = "";
@@ -474,6 +476,11 @@ int main(int argc, char **argv)
             } else if (rep.status != 0) {
                 ok = 0;
                 snprintf(note, sizeof note, "run %d: report status %d", r, rep.status);
+            } else if (!quick && o.device != FT_DEVICE_AUTO && rep.backend != o.device) {
+                /* --device cpu|cuda: the call runs there (auto decides per problem) */
+                ok = 0;
+                snprintf(note, sizeof note, "run %d: ran on backend %d, asked for %s", r,
+                         (int)rep.backend, tu_device_name(o.device));
             } else if (rep.injected != expect_inj || rep.detected != corrupted_elements(&rep) ||
                        rep.corrected != rep.detected) {
                 /* every flip detected and corrected (flips that hit one element count once) */

@@ -6,6 +6,7 @@
  *   testing_ft_dgeqrf [-M m] [-N n] [--nb nb] [--check] [--niter n] [--device cpu|cuda|auto]
  *                     [--inject SPEC]... [--verify-every q] [--protect on|off] [--seed s]
  *                     [--tol t] [--crossover c] [--gpu-pointers] [--verbose v] [--profile]
+ *                     [--expect any|corrected|located]
  *
  * -M/-N take a value or a range start:end:step; -N alone means square. SPEC is
  * region[:key=value]... with region R|trailing|Q|checksum and keys step, row, col, bit, value
@@ -13,10 +14,16 @@
  * or `--inject R:step=1:row=3:col=40:bit=62`.
  * Timing: the median of --niter fault-free runs per routine (the first of several is a
  * warm-up). The checked run (--check or --inject) is one more run of ftla with the faults.
- * ok: status 0 and (with --check) both ratios below --tol; or, with faults injected, status
+ * ok: the call ran on the device asked for (cpu or cuda), every fault-free timed run returned
+ * 0, and status 0 with (--check) both ratios below --tol; or, with faults injected, status
  * FT_ERR_NOT_RECOVERED with the error located (the documented outcome of an error consumed by
- * later panels). Output: a `%` header, one row per size, `N passed, N failed`; exit 1 on any
- * failure, 77 when CUDA is asked for and no device can be used.
+ * later panels). --expect pins the outcome of the injected faults instead of accepting either:
+ * `corrected`: status 0, every --inject fault applied, and each one corrected or recognised as
+ * a checksum error (corrected + checksum errors = injected, nothing uncorrectable); `located`:
+ * status FT_ERR_NOT_RECOVERED, every fault applied, the error located. `any` (default): either
+ * outcome, for exploring. Output: a `%` header, one row per size (a failed row is followed by
+ * a `%   ...` line with the first reason), `N passed, N failed`; exit 1 on any failure, 77 when
+ * CUDA is asked for and no device can be used.
  * --profile: one more fault-free protected run per size with policy.verbose = 1; the library's
  * "ftla: dgeqrf phases: ..." line of that run (stderr, captured) is printed after the size's row
  * with a `%` prefix (docs/qr.md "Where the time goes"); not timed, not part of ok/failed.
@@ -25,6 +32,7 @@
 #include "test_dgeqrf_common.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <strings.h>
 #include <time.h>
@@ -37,11 +45,14 @@
 
 #define MAX_INJECT 64
 
+enum { EXPECT_ANY = 0, EXPECT_CORRECTED = 1, EXPECT_LOCATED = 2 };
+
 
 typedef struct {
     tu_sizes_t M, N;
     int haveM, haveN;
     int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose, profile;
+    int expect; /* EXPECT_* */
     ft_device_t device;
     uint64_t seed;
     double tol;
@@ -67,7 +78,10 @@ static void usage(const char *prog)
            "  --gpu-pointers         data in device memory: ft_dgeqrf_gpu_ex (CUDA builds)\n"
            "  --verbose v            policy.verbose (1: a line per call, 2: per event)\n"
            "  --profile              one more protected run per size at verbose 1: print its\n"
-           "                         phases line (panel, waits, updates, checksums, copies)\n",
+           "                         phases line (panel, waits, updates, checksums, copies)\n"
+           "  --expect any|corrected|located\n"
+           "                         outcome the injected faults must have (default any:\n"
+           "                         corrected, or located with FT_ERR_NOT_RECOVERED)\n",
            prog);
 }
 
@@ -139,6 +153,12 @@ static int parse_args(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "--inject")) {
             bad = !v || o->nfaults >= MAX_INJECT || parse_fault(v, &o->faults[o->nfaults]);
             if (!bad) o->nfaults++;
+        } else if (!strcmp(a, "--expect")) {
+            if (!v) bad = 1;
+            else if (!strcasecmp(v, "any")) o->expect = EXPECT_ANY;
+            else if (!strcasecmp(v, "corrected")) o->expect = EXPECT_CORRECTED;
+            else if (!strcasecmp(v, "located")) o->expect = EXPECT_LOCATED;
+            else bad = 1;
         } else if (!strcmp(a, "--protect")) {
             bad = !v || (strcasecmp(v, "on") && strcasecmp(v, "off"));
             if (!bad) o->protect = strcasecmp(v, "on") == 0;
@@ -308,6 +328,18 @@ static int run_ftla(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n, co
     return st;
 }
 
+/* Mark a row failed; the first reason is kept for its `%   ...` line. */
+static void row_fail(int *ok, char note[256], const char *fmt, ...)
+{
+    if (*ok) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(note, 256, fmt, ap);
+        va_end(ap);
+    }
+    *ok = 0;
+}
+
 static void set_policy(ft_context_t *ctx, const opts_t *o, int protect)
 {
     ft_policy_t p;
@@ -424,13 +456,43 @@ int main(int argc, char **argv)
         double res[2] = {0, 0}, secs;
         set_policy(ctx, &o, o.protect);
         ft_inject_clear(ctx);
-        for (int f = 0; f < o.nfaults; f++) ft_inject_add(ctx, &o.faults[f]);
+        int ok = 1;
+        char note[256] = "";
+        for (int f = 0; f < o.nfaults; f++) {
+            int sa = ft_inject_add(ctx, &o.faults[f]);
+            if (sa) row_fail(&ok, note, "ft_inject_add(fault %d): %s", f, ft_strerror(sa));
+        }
         st = run_ftla(&o, ctx, m, n, A, AF, tau, &rep, &secs);
         if (o.check) qr_ratios(m, n, A, m > 1 ? m : 1, AF, m > 1 ? m : 1, tau, res);
-        int ok;
-        if (st == 0) ok = !o.check || (res[0] < o.tol && res[1] < o.tol);
-        else ok = st == FT_ERR_NOT_RECOVERED && rep.injected > 0 && rep.located > 0;
-        if (o.nfaults > 0 && rep.injected == 0 && k > 0) ok = 0; /* nothing applied */
+        if (tp < 0 || (o.protect && ton < 0) || toff < 0)
+            row_fail(&ok, note, "a fault-free timed run failed (peer %s, ftla on %s, off %s)",
+                     tp < 0 ? "failed" : "ok", o.protect && ton < 0 ? "failed" : "ok",
+                     toff < 0 ? "failed" : "ok");
+        if (st == 0) {
+            if (o.check && !(res[0] < o.tol && res[1] < o.tol))
+                row_fail(&ok, note, "ratios %.3e %.3e >= tol %g", res[0], res[1], o.tol);
+        } else if (!(st == FT_ERR_NOT_RECOVERED && rep.injected > 0 && rep.located > 0)) {
+            row_fail(&ok, note, "status %d (%s), injected %lld located %lld", st,
+                     ft_strerror(st), (long long)rep.injected, (long long)rep.located);
+        }
+        if (o.nfaults > 0 && rep.injected == 0 && k > 0) row_fail(&ok, note, "no fault applied");
+        if (k > 0 && o.device != FT_DEVICE_AUTO && rep.backend != o.device)
+            row_fail(&ok, note, "ran on backend %d, asked for %s", (int)rep.backend,
+                     tu_device_name(o.device));
+        if (o.expect == EXPECT_CORRECTED &&
+            !(st == 0 && rep.injected == o.nfaults && rep.uncorrectable == 0 &&
+              rep.corrected + rep.checksum_errors == rep.injected))
+            row_fail(&ok, note,
+                     "--expect corrected: status %d, %d faults, injected %lld corrected %lld "
+                     "checksum errors %lld uncorrectable %lld",
+                     st, o.nfaults, (long long)rep.injected, (long long)rep.corrected,
+                     (long long)rep.checksum_errors, (long long)rep.uncorrectable);
+        if (o.expect == EXPECT_LOCATED &&
+            !(st == FT_ERR_NOT_RECOVERED && rep.injected == o.nfaults && rep.located >= 1))
+            row_fail(&ok, note,
+                     "--expect located: status %d, %d faults, injected %lld located %lld", st,
+                     o.nfaults, (long long)rep.injected, (long long)rep.located);
+
         char on[32], off[32], r0[32], r1[32];
         if (ton > 0) snprintf(on, sizeof on, "%12.2f", fl / ton);
         else snprintf(on, sizeof on, "%12s", "-");
@@ -448,6 +510,7 @@ int main(int argc, char **argv)
                (long long)rep.injected, (long long)rep.detected, (long long)rep.located,
                (long long)rep.corrected, (long long)rep.checksum_errors, st,
                ok ? "ok" : "failed");
+        if (note[0]) printf("%%   %s\n", note);
         fflush(stdout);
         if (o.profile) profile_run(&o, ctx, m, n, A);
         if (ok) tu_passed++;

@@ -221,6 +221,13 @@ void tu_print_report(const char *what, const ft_report_t *rep)
     }
 }
 
+void tu_poison_report(ft_report_t *rep) { memset(rep, 0x5a, sizeof *rep); }
+
+ft_device_t tu_expected_backend(ft_device_t requested)
+{
+    return requested == FT_DEVICE_CUDA ? FT_DEVICE_CUDA : FT_DEVICE_CPU;
+}
+
 int tu_parse_sizes(const char *s, tu_sizes_t *out)
 {
     char *end;

@@ -110,6 +110,18 @@ void tu_skip_no_cuda(void);
 int tu_find_event(const ft_report_t *rep, ft_event_kind_t kind, int64_t row, int64_t col);
 /** Print a report as one line prefixed by `what` (for failure diagnostics). */
 void tu_print_report(const char *what, const ft_report_t *rep);
+/**
+ * Fill a report with a byte pattern no routine writes (status, counters and backend all
+ * invalid), before the call that should fill it: a field the routine leaves unset then fails
+ * its check instead of passing on a zero the test itself put there.
+ */
+void tu_poison_report(ft_report_t *rep);
+/**
+ * The backend a call must report (report.backend) on a context created for `requested`: that
+ * device for cpu and cuda; for auto the CPU, as every problem of the unit tests is far below
+ * AUTO's GPU crossover of 2*512^3 flops (docs/api.md).
+ */
+ft_device_t tu_expected_backend(ft_device_t requested);
 
 /* A context on device dev with policy.tile = tile and policy.backup_c = backup_c (-1 = default);
  * a failure is a failed check and ends the test (tu_finish). */
