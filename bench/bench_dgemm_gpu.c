@@ -1,222 +1,341 @@
 /*
- * bench_dgemm_gpu — ft_dgemm_gpu vs cuBLAS DGEMM in the same run, on device pointers.
+ * bench_dgemm_gpu — ft_dgemm on the GPU against cuBLAS DGEMM, measured under one protocol.
  *
- *   bench_dgemm_gpu [-n N]... [--beta b] [--niter k] [--inject f] [--trans XY] [--serial]
- *                   [--tile T] [--block b]
+ *   bench_dgemm_gpu [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]
+ *                   [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]
+ *                   [--pinned] [--seed S]
  *
- * For each n: random A, B, C in [-1,1] (never zeros), cuBLAS timed with events (median of
- * niter after one warm-up), then ft_dgemm_gpu_ex timed the same way (protection on; with
- * --inject f, f random bit flips in bits 52..62 are injected into C in every timed call), the
- * result compared with cuBLAS's: max |C_ft - C_cublas| / (k * max|A| * max|B| * eps) must be
- * below 30 in every call, and every injected fault must be corrected. Prints one row per n and
- * exits non-zero on any failure.
+ * Defaults: -N 8192,16384 (square), NN, alpha 1, beta 0, 7 timed runs, 1 warm-up, no faults.
+ *
+ * Methods: cublas = cublasDgemm; ftla-on = ft_dgemm_gpu_ex (policy.protect = 1); ftla-off = the
+ * same driver with policy.protect = 0. One ftla context, switched between on and off (untimed).
+ *
+ * Protocol (printed in the output header too):
+ *  - like for like. Default: device pointers; ftla (ft_dgemm_gpu_ex) and cublasDgemm work on the
+ *    same device arrays, on the same CUDA stream (ft_context_set_stream / cublasSetStream).
+ *    --host: host pointers; ftla (ft_dgemm_ex on a CUDA context) against cuBLAS INCLUDING its
+ *    copies: H2D of A and B (and of C when beta != 0), the product, D2H of C, all on the stream;
+ *    both use the same host buffers (pageable malloc, or pinned with --pinned).
+ *  - W warm-up calls of each method first (untimed), then R rounds; each round calls cublas,
+ *    ftla-on, ftla-off in that order. Before every call C is restored from a pristine copy
+ *    (untimed; A and B are read-only).
+ *  - timing: cudaDeviceSynchronize; t0 = CLOCK_MONOTONIC; call; cudaDeviceSynchronize; t1.
+ *  - reported per method: median and min-max of the R timed runs, TFLOP/s = 2mnk / median,
+ *    ratio = cublas median / method median, and for ftla the median of report.time_protect.
+ *  - checks (untimed, once per size, on the last warm-up results): each ftla result against
+ *    cuBLAS's, max|C - C_cublas| / (eps (k |alpha| max|A| max|B| + |beta| max|C0|)) < 10.
+ *    Every ftla call (warm-up and timed): status 0 and report.status 0; without --inject
+ *    detected == 0; with --inject F: F random exponent-bit flips (bits 52..62) in C planned
+ *    before each ftla-on call (ft_inject_add, FT_REGION_C), and injected == F == corrected,
+ *    uncorrectable == 0. Any failure prints FAIL and the exit status is 1.
+ *  - every CUDA / cuBLAS / ftla setup status is checked (exit 2 with a message); exit 77 when
+ *    no CUDA device is usable.
+ * The last lines are a machine-readable table, one row per size and method.
  */
-#include "ftla.h"
+#include "bench_cuda.h"
 
-#include <cublas_v2.h>
-#include <cuda_runtime.h>
-#include <math.h>
-#include <float.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+typedef struct {
+    int ns[BENCH_MAX_SIZES], nn;
+    int m, n, k; /* -m -n -k (all three), else 0 */
+    char ta, tb;
+    double alpha, beta;
+    int runs, warmup, inject, tile, host, pinned;
+    uint64_t seed;
+} opts_t;
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "%s:%d %s\n", __FILE__, __LINE__, cudaGetErrorString(e_));           \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
-#define CB(x)                                                                                      \
-    do {                                                                                           \
-        cublasStatus_t s_ = (x);                                                                   \
-        if (s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-            fprintf(stderr, "%s:%d cublas %d\n", __FILE__, __LINE__, (int)s_);                    \
-            exit(2);                                                                               \
-        }                                                                                          \
-    } while (0)
+enum { M_PEER = 0, M_ON = 1, M_OFF = 2, NMETHOD = 3 };
 
-static int cmpd(const void *a, const void *b)
+static void usage(const char *p)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
+    fprintf(stderr,
+            "usage: %s [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]\n"
+            "          [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]\n"
+            "          [--pinned] [--seed S]\n",
+            p);
+    exit(2);
 }
 
-static double median(double *v, int n)
+static char parse_trans(const char *s, const char *opt)
 {
-    qsort(v, (size_t)n, sizeof *v, cmpd);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    if ((s[0] == 'N' || s[0] == 'n') && !s[1]) return 'N';
+    if ((s[0] == 'T' || s[0] == 't' || s[0] == 'C' || s[0] == 'c') && !s[1]) return 'T';
+    bench_die("option %s: '%s' is not N or T", opt, s);
+    return 'N';
 }
 
-static void fill(double *h, size_t n, unsigned *seed)
+static void parse(int argc, char **argv, opts_t *o)
 {
-    for (size_t i = 0; i < n; i++) h[i] = 2.0 * rand_r(seed) / RAND_MAX - 1.0;
+    memset(o, 0, sizeof *o);
+    o->ta = o->tb = 'N';
+    o->alpha = 1.0;
+    o->runs = BENCH_MIN_PROTOCOL_RUNS;
+    o->warmup = 1;
+    o->seed = 2024;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--host")) o->host = 1;
+        else if (!strcmp(a, "--pinned")) o->pinned = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage(argv[0]);
+        else if (!v) usage(argv[0]);
+        else if (!strcmp(a, "-N")) bench_parse_list(v, a, o->ns, &o->nn, 1, INT_MAX), i++;
+        else if (!strcmp(a, "-m")) o->m = bench_parse_int(v, a, 1, INT_MAX), i++;
+        else if (!strcmp(a, "-n")) o->n = bench_parse_int(v, a, 1, INT_MAX), i++;
+        else if (!strcmp(a, "-k")) o->k = bench_parse_int(v, a, 1, INT_MAX), i++;
+        else if (!strcmp(a, "--transa")) o->ta = parse_trans(v, a), i++;
+        else if (!strcmp(a, "--transb")) o->tb = parse_trans(v, a), i++;
+        else if (!strcmp(a, "--alpha")) o->alpha = bench_parse_double(v, a), i++;
+        else if (!strcmp(a, "--beta")) o->beta = bench_parse_double(v, a), i++;
+        else if (!strcmp(a, "--runs")) o->runs = bench_parse_int(v, a, 1, 1000), i++;
+        else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_int(v, a, 1, 100), i++;
+        else if (!strcmp(a, "--inject")) o->inject = bench_parse_int(v, a, 0, 64), i++;
+        else if (!strcmp(a, "--tile")) o->tile = bench_parse_int(v, a, 0, INT_MAX), i++;
+        else if (!strcmp(a, "--seed")) o->seed = (uint64_t)bench_parse_int(v, a, 0, INT_MAX), i++;
+        else usage(argv[0]);
+    }
+    if (o->pinned && !o->host) bench_die("--pinned applies to --host mode only");
+    const int nmnk = (o->m > 0) + (o->n > 0) + (o->k > 0);
+    if (nmnk != 0 && nmnk != 3) bench_die("give -m, -n and -k together (or -N for square)");
+    if (nmnk == 0 && o->nn == 0) o->ns[o->nn++] = 8192, o->ns[o->nn++] = 16384;
+}
+
+/* The state of one shape. */
+typedef struct {
+    const opts_t *o;
+    int m, n, k, lda, ldb, ldc;
+    size_t szA, szB, szC;
+    double *hA, *hB, *hC0, *hC, *hRef, *hOut; /* hC: --host working C */
+    double *dA, *dB, *dC0, *dC;
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    ft_context_t *ctx;
+    ft_policy_t pol;
+    uint64_t rng;
+} shape_t;
+
+/* Restore the inputs (untimed), then time one call of `method` (the common bracket). */
+static double timed_call(shape_t *s, int method, int nfault, ft_report_t *rep, int *status)
+{
+    const opts_t *o = s->o;
+    const size_t bC = s->szC * sizeof(double);
+    if (o->host) memcpy(s->hC, s->hC0, bC);
+    else BENCH_CUDA(cudaMemcpyAsync(s->dC, s->dC0, bC, cudaMemcpyDeviceToDevice, s->stream));
+    if (method != M_PEER) {
+        s->pol.protect = method == M_ON;
+        BENCH_FT(ft_context_set_policy(s->ctx, &s->pol));
+        BENCH_FT(ft_inject_clear(s->ctx));
+        for (int f = 0; f < nfault; f++) {
+            ft_fault_t fl = {FT_REGION_C, -1, -1, 52 + (int)(bench_rand(&s->rng) % 11), 0.0, -1,
+                             -1};
+            BENCH_FT(ft_inject_add(s->ctx, &fl));
+        }
+    }
+    memset(rep, 0, sizeof *rep);
+    *status = 0;
+    const cublasOperation_t oa = o->ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const cublasOperation_t ob = o->tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+    const double alpha = o->alpha, beta = o->beta;
+
+    bench_sync();
+    const double t0 = bench_now();
+    if (method == M_PEER) {
+        if (o->host) {
+            BENCH_CUDA(cudaMemcpyAsync(s->dA, s->hA, s->szA * sizeof(double),
+                                       cudaMemcpyHostToDevice, s->stream));
+            BENCH_CUDA(cudaMemcpyAsync(s->dB, s->hB, s->szB * sizeof(double),
+                                       cudaMemcpyHostToDevice, s->stream));
+            if (beta != 0.0)
+                BENCH_CUDA(cudaMemcpyAsync(s->dC, s->hC, bC, cudaMemcpyHostToDevice, s->stream));
+        }
+        BENCH_CUBLAS(cublasDgemm(s->blas, oa, ob, s->m, s->n, s->k, &alpha, s->dA, s->lda, s->dB,
+                                 s->ldb, &beta, s->dC, s->ldc));
+        if (o->host)
+            BENCH_CUDA(cudaMemcpyAsync(s->hC, s->dC, bC, cudaMemcpyDeviceToHost, s->stream));
+    } else if (o->host) {
+        *status = ft_dgemm_ex(s->ctx, o->ta, o->tb, s->m, s->n, s->k, alpha, s->hA, s->lda, s->hB,
+                              s->ldb, beta, s->hC, s->ldc, rep);
+    } else {
+        *status = ft_dgemm_gpu_ex(s->ctx, o->ta, o->tb, s->m, s->n, s->k, alpha, s->dA, s->lda,
+                                  s->dB, s->ldb, beta, s->dC, s->ldc, rep);
+    }
+    bench_sync();
+    return bench_now() - t0;
+}
+
+/* The result of the call just made, as a host pointer. */
+static const double *result(shape_t *s, double *into)
+{
+    if (s->o->host) return s->hC;
+    BENCH_CUDA(cudaMemcpy(into, s->dC, s->szC * sizeof(double), cudaMemcpyDeviceToHost));
+    return into;
+}
+
+static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
+                      cublasHandle_t blas, ft_context_t *ctx, const ft_policy_t *pol0)
+{
+    shape_t s = {.o = o, .m = m, .n = n, .k = k, .stream = stream, .blas = blas, .ctx = ctx,
+                 .pol = *pol0};
+    s.rng = o->seed * 7919u + (uint64_t)m * 31u + (uint64_t)n * 17u + (uint64_t)k;
+    s.lda = o->ta == 'N' ? m : k;
+    s.ldb = o->tb == 'N' ? k : n;
+    s.ldc = m;
+    s.szA = (size_t)s.lda * (size_t)(o->ta == 'N' ? k : m);
+    s.szB = (size_t)s.ldb * (size_t)(o->tb == 'N' ? n : k);
+    s.szC = (size_t)m * (size_t)n;
+    const int pin = o->host && o->pinned;
+    s.hA = bench_hmalloc(s.szA * sizeof(double), pin, "A");
+    s.hB = bench_hmalloc(s.szB * sizeof(double), pin, "B");
+    s.hC0 = bench_malloc(s.szC * sizeof(double));
+    s.hRef = bench_malloc(s.szC * sizeof(double));
+    bench_fill(s.hA, s.szA, o->seed + 1);
+    bench_fill(s.hB, s.szB, o->seed + 2);
+    bench_fill(s.hC0, s.szC, o->seed + 3);
+    const double maxA = bench_absmax(s.hA, s.szA), maxB = bench_absmax(s.hB, s.szB);
+    const double maxC = bench_absmax(s.hC0, s.szC);
+    s.dA = bench_dmalloc(s.szA * sizeof(double), "A");
+    s.dB = bench_dmalloc(s.szB * sizeof(double), "B");
+    s.dC = bench_dmalloc(s.szC * sizeof(double), "C");
+    if (o->host) {
+        s.hC = bench_hmalloc(s.szC * sizeof(double), pin, "C");
+    } else {
+        s.hOut = bench_malloc(s.szC * sizeof(double));
+        s.dC0 = bench_dmalloc(s.szC * sizeof(double), "C0");
+        BENCH_CUDA(cudaMemcpy(s.dA, s.hA, s.szA * sizeof(double), cudaMemcpyHostToDevice));
+        BENCH_CUDA(cudaMemcpy(s.dB, s.hB, s.szB * sizeof(double), cudaMemcpyHostToDevice));
+        BENCH_CUDA(cudaMemcpy(s.dC0, s.hC0, s.szC * sizeof(double), cudaMemcpyHostToDevice));
+    }
+
+    static bench_series_t ser[NMETHOD];
+    bench_series_init(&ser[M_PEER], "cublas", 0);
+    bench_series_init(&ser[M_ON], "ftla-on", 1);
+    bench_series_init(&ser[M_OFF], "ftla-off", 1);
+    double err[NMETHOD] = {0, 0, 0};
+    const double scale =
+        DBL_EPSILON * ((double)k * fabs(o->alpha) * maxA * maxB + fabs(o->beta) * maxC) +
+        DBL_MIN;
+
+    for (int round = 0; round < o->warmup + o->runs; round++) {
+        const int timed = round >= o->warmup, last_warm = round == o->warmup - 1;
+        for (int meth = 0; meth < NMETHOD; meth++) {
+            ft_report_t rep;
+            int st;
+            const int nf = meth == M_ON ? o->inject : 0;
+            double t = timed_call(&s, meth, nf, &rep, &st);
+            bench_series_t *se = &ser[meth];
+            if (meth != M_PEER) {
+                char what[64];
+                snprintf(what, sizeof what, "%s call %d", timed ? "timed" : "warm-up",
+                         timed ? round - o->warmup : round);
+                bench_check_report(se, &rep, st, nf, timed, what);
+                if (rep.backend != FT_DEVICE_CUDA) {
+                    printf("%% FAIL: %s ran on backend %d, not CUDA\n", se->name,
+                           (int)rep.backend);
+                    se->bad_calls++;
+                }
+            }
+            if (timed) {
+                se->t[se->n] = t;
+                se->prot[se->n++] = rep.time_protect;
+            }
+            if (last_warm) { /* untimed result checks, once per size */
+                if (meth == M_PEER) {
+                    const double *c = result(&s, s.hRef);
+                    if (c != s.hRef) memcpy(s.hRef, c, s.szC * sizeof(double));
+                } else {
+                    const double *c = result(&s, s.hOut);
+                    err[meth] = bench_maxdiff(m, n, c, s.hRef, m) / scale;
+                }
+            }
+        }
+    }
+
+    char param[24];
+    snprintf(param, sizeof param, "%c%c/b=%g", o->ta, o->tb, o->beta);
+    const double flops = 2.0 * m * (double)n * k;
+    printf("\n%% dgemm %s m=%d n=%d k=%d %c%c alpha=%g beta=%g tile=%d faults/call=%d "
+           "runs=%d warm-up=%d\n",
+           o->host ? "host pointers (cuBLAS incl. copies)" : "device pointers", m, n, k, o->ta,
+           o->tb, o->alpha, o->beta, o->tile, o->inject, o->runs, o->warmup);
+    printf("%% check: max|C - C_cublas| / (eps (k|alpha| max|A| max|B| + |beta| max|C0|)): "
+           "ftla-on %.3g, ftla-off %.3g (limit %g)\n",
+           err[M_ON], err[M_OFF], BENCH_DGEMM_TOL);
+    if (ser[M_ON].unchecked || ser[M_OFF].unchecked)
+        printf("%% note: report.unchecked > 0 (checks skipped) in timed ftla calls\n");
+    if (o->inject)
+        printf("%% faults over the timed ftla-on calls: injected %lld, detected %lld, corrected "
+               "%lld, uncorrectable %lld\n",
+               (long long)ser[M_ON].injected, (long long)ser[M_ON].detected,
+               (long long)ser[M_ON].corrected, (long long)ser[M_ON].uncorrectable);
+    bench_print_human_header("TFLOP/s", "cublas/x", NULL);
+    for (int meth = 0; meth < NMETHOD; meth++) {
+        int ok = ser[meth].bad_calls == 0 && (meth == M_PEER || err[meth] < BENCH_DGEMM_TOL);
+        bench_row_t *r = bench_add_row("dgemm", o->host ? "host" : "dev", m, n, k, param,
+                                       &ser[meth], flops, &ser[M_PEER], NULL, o->inject, ok);
+        bench_print_row_human(r, 1e12);
+    }
+    fflush(stdout);
+
+    bench_hfree(s.hA, pin);
+    bench_hfree(s.hB, pin);
+    bench_hfree(s.hC, pin);
+    free(s.hC0);
+    free(s.hRef);
+    free(s.hOut);
+    BENCH_CUDA(cudaFree(s.dA));
+    BENCH_CUDA(cudaFree(s.dB));
+    BENCH_CUDA(cudaFree(s.dC));
+    if (s.dC0) BENCH_CUDA(cudaFree(s.dC0));
 }
 
 int main(int argc, char **argv)
 {
-    int ns[16], nn = 0, niter = 5, inject = 0, serial = 0, tile = 0, block = 1;
-    double beta = 0.0;
-    char ta = 'N', tb = 'N';
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-n") && i + 1 < argc && nn < 16) ns[nn++] = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--beta") && i + 1 < argc) beta = atof(argv[++i]);
-        else if (!strcmp(argv[i], "--niter") && i + 1 < argc) niter = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--inject") && i + 1 < argc) inject = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--serial")) serial = 1;
-        else if (!strcmp(argv[i], "--block") && i + 1 < argc) block = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--tile") && i + 1 < argc) tile = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--trans") && i + 1 < argc) ta = argv[++i][0], tb = argv[i][1];
-        else {
-            fprintf(stderr, "usage: %s [-n N]... [--beta b] [--niter k] [--inject f] [--trans XY] [--serial] [--tile T] [--block b]\n",
-                    argv[0]);
-            return 2;
-        }
-    }
-    if (nn == 0) ns[nn++] = 4096;
-    if (!ft_cuda_available()) {
-        printf("SKIP: no CUDA device (or built without CUDA)\n");
-        return 77;
-    }
-    ft_context_t *ctx;
-    if (ft_context_create(&ctx, FT_DEVICE_CUDA)) return 2;
-    ft_inject_seed(ctx, 12345);
+    opts_t o;
+    parse(argc, argv, &o);
+    printf("%% bench_dgemm_gpu: ft_dgemm (ABFT) vs cuBLAS DGEMM\n");
+    bench_cuda_probe_or_skip("bench_dgemm_gpu");
+    bench_print_env(o.runs, o.warmup);
+    int cublas_ver = 0;
+
+    cudaStream_t stream;
+    BENCH_CUDA(cudaStreamCreate(&stream));
+    cublasHandle_t blas;
+    BENCH_CUBLAS(cublasCreate(&blas));
+    BENCH_CUBLAS(cublasSetStream(blas, stream));
+    BENCH_CUBLAS(cublasGetVersion(blas, &cublas_ver));
+    ft_context_t *ctx = NULL;
+    BENCH_FT(ft_context_create(&ctx, FT_DEVICE_CUDA));
+    BENCH_FT(ft_context_set_stream(ctx, (void *)stream));
+    BENCH_FT(ft_inject_seed(ctx, o.seed));
     ft_policy_t pol;
-    ft_context_get_policy(ctx, &pol);
-    pol.serial_encode = serial;
-    pol.tile = tile;
-    if (getenv("FTLA_VERBOSE")) pol.verbose = atoi(getenv("FTLA_VERBOSE"));
-    if (ft_context_set_policy(ctx, &pol)) return 2;
-    cublasHandle_t h;
-    CB(cublasCreate(&h));
-    cudaEvent_t e0, e1;
-    CK(cudaEventCreate(&e0));
-    CK(cudaEventCreate(&e1));
-    const double alpha = 1.0;
-    int fails = 0, nbad = 0;
-    printf("%%   M     N     K  tr  beta  cuBLAS_TF/s  ft_TF/s  ratio  off_TF/s on/off  ft/cuBLAS_ms     err  inj/det/cor  protect_ms\n");
-    for (int t = 0; t < nn; t++) {
-        const int n = ns[t];
-        const size_t sz = (size_t)n * n;
-        double *hA = malloc(sz * 8), *hB = malloc(sz * 8), *hC = malloc(sz * 8), *hR = malloc(sz * 8);
-        unsigned seed = 1000u + (unsigned)n;
-        fill(hA, sz, &seed);
-        fill(hB, sz, &seed);
-        fill(hC, sz, &seed);
-        double *dA, *dB, *dC, *dC0, *dR;
-        CK(cudaMalloc((void **)&dA, sz * 8));
-        CK(cudaMalloc((void **)&dB, sz * 8));
-        CK(cudaMalloc((void **)&dC, sz * 8));
-        CK(cudaMalloc((void **)&dC0, sz * 8));
-        CK(cudaMalloc((void **)&dR, sz * 8));
-        CK(cudaMemcpy(dA, hA, sz * 8, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dB, hB, sz * 8, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dC0, hC, sz * 8, cudaMemcpyHostToDevice));
-        double tc[64], tf[64], tp[64], to[64];
-        cublasOperation_t oa = ta == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
-        cublasOperation_t ob = tb == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
-        /* cuBLAS and ftla alternate, one warm-up each, so clock and thermal drift over the run
-         * hit both alike */
-        double maxerr = 0;
-        long inj = 0, det = 0, cor = 0, rowfail = 0;
-        /* --block 1 (default): the methods alternate run by run, so drift hits all alike.
-         * --block b > 1: b consecutive runs of one method, then of the next, the first run of
-         * each block discarded: each method in its own steady state (a fault run's host round
-         * trips leave the GPU idle, which lets the run after it boost: with b = 1 that run is
-         * cuBLAS). */
-        int nc = 0, nf = 0, no = 0, total = niter < 60 ? niter : 60;
-        for (int round = 0; nc < total || nf < total || no < total; round++) {
-            for (int method = 0; method < 3; method++) {
-                for (int rep_ = 0; rep_ < block + (block > 1); rep_++) {
-                    const int keep = (block > 1 ? rep_ > 0 : round > 0);
-                    float ms;
-                    if (method == 0) {
-                        if (nc >= total) break;
-                        CK(cudaMemcpy(dR, dC0, sz * 8, cudaMemcpyDeviceToDevice));
-                        CK(cudaDeviceSynchronize());
-                        CK(cudaEventRecord(e0, 0));
-                        CB(cublasDgemm(h, oa, ob, n, n, n, &alpha, dA, n, dB, n, &beta, dR, n));
-                        CK(cudaEventRecord(e1, 0));
-                        CK(cudaEventSynchronize(e1));
-                        CK(cudaEventElapsedTime(&ms, e0, e1));
-                        if (keep) tc[nc++] = ms * 1e-3;
-                        if (round == 0 && rep_ == 0)
-                            CK(cudaMemcpy(hR, dR, sz * 8, cudaMemcpyDeviceToHost));
-                    } else if (method == 1) {
-                        /* the same driver with protection off: ftla's own stream and handle */
-                        if (no >= total) break;
-                        pol.protect = 0;
-                        if (ft_context_set_policy(ctx, &pol)) return 2;
-                        CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
-                        CK(cudaDeviceSynchronize());
-                        CK(cudaEventRecord(e0, 0));
-                        if (ft_dgemm_gpu_ex(ctx, ta, tb, n, n, n, alpha, dA, n, dB, n, beta, dC, n,
-                                            NULL))
-                            rowfail++;
-                        CK(cudaEventRecord(e1, 0));
-                        CK(cudaEventSynchronize(e1));
-                        CK(cudaEventElapsedTime(&ms, e0, e1));
-                        if (keep) to[no++] = ms * 1e-3;
-                        pol.protect = 1;
-                        if (ft_context_set_policy(ctx, &pol)) return 2;
-                    } else {
-                        if (nf >= total) break;
-                        CK(cudaMemcpy(dC, dC0, sz * 8, cudaMemcpyDeviceToDevice));
-                        CK(cudaDeviceSynchronize());
-                        for (int f = 0; f < inject; f++) {
-                            ft_fault_t fl = {FT_REGION_C, -1, -1, 52 + rand_r(&seed) % 11, 0.0, -1, -1};
-                            ft_inject_add(ctx, &fl);
-                        }
-                        ft_report_t rep;
-                        CK(cudaEventRecord(e0, 0));
-                        int st = ft_dgemm_gpu_ex(ctx, ta, tb, n, n, n, alpha, dA, n, dB, n, beta, dC,
-                                                 n, &rep);
-                        CK(cudaEventRecord(e1, 0));
-                        CK(cudaEventSynchronize(e1));
-                        CK(cudaEventElapsedTime(&ms, e0, e1));
-                        if (keep) {
-                            tp[nf] = rep.time_protect;
-                            tf[nf++] = ms * 1e-3;
-                            inj += rep.injected, det += rep.detected, cor += rep.corrected;
-                        }
-                        if (st) {
-                            printf("%% ft_dgemm_gpu_ex returned %d (%s)\n", st, ft_strerror(st));
-                            rowfail++;
-                        }
-                        if (rep.corrected != rep.injected || rep.checksum_errors) rowfail++;
-                        if (inject || nf == total) { /* check injected calls and the last one */
-                            CK(cudaMemcpy(hC, dC, sz * 8, cudaMemcpyDeviceToHost));
-                            double e = 0;
-                            for (size_t i = 0; i < sz; i++) {
-                                double d = fabs(hC[i] - hR[i]);
-                                if (!(d <= e)) e = d;
-                            }
-                            e /= (double)n * DBL_EPSILON * (1.0 + fabs(beta));
-                            if (!(e <= maxerr)) maxerr = e;
-                        }
-                    }
-                }
-            }
-        }
-        niter = total;
-        double mc = median(tc, niter), mf = median(tf, niter), mp = median(tp, niter);
-        double mo = median(to, niter);
-        double fl = 2.0 * n * (double)n * n;
-        int ok = maxerr < 30 && inj == cor && det >= inj && !rowfail;
-        fails += !ok;
-        nbad += !ok;
-        printf("%6d %5d %5d  %c%c  %4.1f  %11.2f  %7.2f  %5.3f  %8.2f  %5.3f  %6.2f/%6.2f  %6.2f  %ld/%ld/%ld  %9.3f  %s\n",
-               n, n, n, ta, tb, beta, fl / mc * 1e-12, fl / mf * 1e-12, mc / mf, fl / mo * 1e-12,
-               mo / mf, mc * 1e3, mf * 1e3,
-               maxerr, inj, det, cor, mp * 1e3, ok ? "ok" : "failed");
-        fflush(stdout);
-        cudaFree(dA), cudaFree(dB), cudaFree(dC), cudaFree(dC0), cudaFree(dR);
-        free(hA), free(hB), free(hC), free(hR);
-    }
-    cublasDestroy(h);
-    ft_context_destroy(ctx);
-    printf("%d passed, %d failed\n", nn - nbad, nbad);
-    return fails ? 1 : 0;
+    BENCH_FT(ft_context_get_policy(ctx, &pol));
+    pol.tile = o.tile;
+    BENCH_FT(ft_context_set_policy(ctx, &pol));
+
+    printf("%% cuBLAS %d; peer: cublasDgemm, default math mode, handle on the same stream as "
+           "ftla's context\n", cublas_ver);
+    printf("%% protocol: %s\n",
+           o.host ? "HOST pointers: ft_dgemm_ex vs cuBLAS including H2D of A, B (and C when "
+                    "beta != 0) and D2H of C, same host buffers"
+                  : "DEVICE pointers: ft_dgemm_gpu_ex vs cublasDgemm on the same device data "
+                    "and stream");
+    if (o.host)
+        printf("%% host buffers: %s (the same for ftla and cuBLAS)\n",
+               o.pinned ? "pinned (cudaMallocHost)" : "pageable (malloc)");
+    printf("%% protocol: warm-up calls of every method first (untimed); then rounds of "
+           "cublas, ftla-on, ftla-off;\n%%   C restored from a pristine copy before every call "
+           "(untimed); time = host CLOCK_MONOTONIC\n%%   between cudaDeviceSynchronize before "
+           "and after the call; median, min-max; TFLOP/s = 2mnk/median;\n%%   ratio = cublas "
+           "median / method median; protect = median report.time_protect;\n%%   checks "
+           "(untimed, last warm-up call): ftla C vs cuBLAS C, report status 0, detected 0\n"
+           "%%   (with --inject F: injected = corrected = F per call)\n");
+
+    if (o.m > 0) run_shape(&o, o.m, o.n, o.k, stream, blas, ctx, &pol);
+    for (int i = 0; i < o.nn; i++)
+        run_shape(&o, o.ns[i], o.ns[i], o.ns[i], stream, blas, ctx, &pol);
+
+    BENCH_FT(ft_context_destroy(ctx));
+    BENCH_CUBLAS(cublasDestroy(blas));
+    BENCH_CUDA(cudaStreamDestroy(stream));
+    bench_print_table("TFLOP/s", 1e12);
+    return bench_finish();
 }

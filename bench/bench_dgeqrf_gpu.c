@@ -1,0 +1,322 @@
+/*
+ * bench_dgeqrf_gpu — ft_dgeqrf (checksum-protected hybrid QR) against cuSOLVER DGEQRF.
+ *
+ *   bench_dgeqrf_gpu [-N n[,n...]] [-M m[,m...]] [--nb NB] [--runs R] [--warmup W] [--host]
+ *                    [--pinned] [--seed S]
+ *
+ * Defaults: -N 8192,16384,32768, M = N (square; -M with one value applies to every N, or one
+ * value per N for tall shapes), nb = ftla's automatic choice, 7 timed runs, 1 warm-up.
+ *
+ * Methods: cusolver = cusolverDnDgeqrf; ftla-on = ftla with policy.protect = 1; ftla-off = the
+ * same driver with policy.protect = 0. One ftla context, switched between on and off (untimed).
+ *
+ * Protocol (printed in the output header too):
+ *  - like for like. Default: device pointers: ft_dgeqrf_gpu_ex and cusolverDnDgeqrf factor the
+ *    same device array on the same CUDA stream (ft_context_set_stream, cusolverDnSetStream).
+ *    The pristine copy of A lives on the device. (ftla's _gpu entry returns tau on the host,
+ *    cuSOLVER's stays on the device: each API's own contract.)
+ *    --host: host pointers: ft_dgeqrf_ex on a CUDA context against cuSOLVER INCLUDING its copies:
+ *    H2D of A, the factorization, D2H of A and of tau, on the stream; both use the same host
+ *    buffers for A and tau (pageable malloc, or pinned with --pinned); the pristine copy of A
+ *    lives on the host.
+ *  - W warm-up calls of each method first (untimed), then R rounds; each round calls cusolver,
+ *    ftla-on, ftla-off in that order; A is restored from the pristine copy before every call
+ *    (untimed).
+ *  - timing: cudaDeviceSynchronize; t0 = CLOCK_MONOTONIC; call; cudaDeviceSynchronize; t1.
+ *  - reported per method: median and min-max of the R timed runs, TFLOP/s = LAPACK's flop count
+ *    (LAWN 41) / median, ratio = cusolver median / method median, and for ftla the median of
+ *    report.time_protect.
+ *  - checks: cuSOLVER's devInfo == 0 after every call; every ftla call: status 0, info 0,
+ *    report.status 0, detected 0, backend CUDA. Once per size (untimed, on the last warm-up
+ *    results): for every method max_j | ||R(:,j)|| - ||A(:,j)|| | / (m u ||A(:,j)||) < 10 (Q is
+ *    orthogonal), and for ftla max_i | |R_ii| - |R_ii|_cusolver | / max_i |R_ii| < 1e-6.
+ *    Any failure prints FAIL and the exit status is 1. No faults are injected.
+ *  - every CUDA / cuSOLVER / ftla setup status is checked (exit 2 with a message); exit 77 when
+ *    no CUDA device is usable.
+ * The host's OpenBLAS runs ftla's CPU panels: on the H100 host run with
+ * OPENBLAS_CORETYPE=SkylakeX (its value is printed in the header).
+ * The last lines are a machine-readable table, one row per size and method.
+ */
+#include "bench_cuda.h"
+
+#include <cusolverDn.h>
+
+typedef struct {
+    int ns[BENCH_MAX_SIZES], nn, ms[BENCH_MAX_SIZES], nm;
+    int nb, runs, warmup, host, pinned;
+    uint64_t seed;
+} opts_t;
+
+enum { M_PEER = 0, M_ON = 1, M_OFF = 2, NMETHOD = 3 };
+
+static void usage(const char *p)
+{
+    fprintf(stderr,
+            "usage: %s [-N n[,n...]] [-M m[,m...]] [--nb NB] [--runs R] [--warmup W] [--host]\n"
+            "          [--pinned] [--seed S]\n",
+            p);
+    exit(2);
+}
+
+static void parse(int argc, char **argv, opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->runs = BENCH_MIN_PROTOCOL_RUNS;
+    o->warmup = 1;
+    o->seed = 2024;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--host")) o->host = 1;
+        else if (!strcmp(a, "--pinned")) o->pinned = 1;
+        else if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage(argv[0]);
+        else if (!v) usage(argv[0]);
+        else if (!strcmp(a, "-N")) bench_parse_list(v, a, o->ns, &o->nn, 1, INT_MAX), i++;
+        else if (!strcmp(a, "-M")) bench_parse_list(v, a, o->ms, &o->nm, 1, INT_MAX), i++;
+        else if (!strcmp(a, "--nb")) o->nb = bench_parse_int(v, a, 0, 4096), i++;
+        else if (!strcmp(a, "--runs")) o->runs = bench_parse_int(v, a, 1, 1000), i++;
+        else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_int(v, a, 1, 100), i++;
+        else if (!strcmp(a, "--seed")) o->seed = (uint64_t)bench_parse_int(v, a, 0, INT_MAX), i++;
+        else usage(argv[0]);
+    }
+    if (o->pinned && !o->host) bench_die("--pinned applies to --host mode only");
+    if (o->nn == 0) o->ns[o->nn++] = 8192, o->ns[o->nn++] = 16384, o->ns[o->nn++] = 32768;
+    if (o->nm > 1 && o->nm != o->nn) bench_die("-M: give one value, or one per -N value");
+}
+
+typedef struct {
+    const opts_t *o;
+    int m, n, k;
+    size_t sz;
+    double *hA0, *hA, *htau, *work; /* hA0: host pristine (--host); hA: host A / result buffer */
+    int lwork;
+    double *dA0, *dA, *dTau, *dWork; /* dA0: device pristine (device mode) */
+    int *dInfo, lwork_dev;
+    cudaStream_t stream;
+    cusolverDnHandle_t solver;
+    ft_context_t *ctx;
+    ft_policy_t pol;
+} shape_t;
+
+static double timed_call(shape_t *s, int method, ft_report_t *rep, int *status, int *info)
+{
+    const opts_t *o = s->o;
+    const size_t bA = s->sz * sizeof(double);
+    if (o->host) memcpy(s->hA, s->hA0, bA);
+    else BENCH_CUDA(cudaMemcpyAsync(s->dA, s->dA0, bA, cudaMemcpyDeviceToDevice, s->stream));
+    if (method != M_PEER) {
+        s->pol.protect = method == M_ON;
+        BENCH_FT(ft_context_set_policy(s->ctx, &s->pol));
+        BENCH_FT(ft_inject_clear(s->ctx));
+    }
+    memset(rep, 0, sizeof *rep);
+    *status = 0;
+    *info = 0;
+    ft_int finfo = 0;
+
+    bench_sync();
+    const double t0 = bench_now();
+    if (method == M_PEER) {
+        if (o->host)
+            BENCH_CUDA(cudaMemcpyAsync(s->dA, s->hA, bA, cudaMemcpyHostToDevice, s->stream));
+        BENCH_CUSOLVER(cusolverDnDgeqrf(s->solver, s->m, s->n, s->dA, s->m, s->dTau, s->dWork,
+                                        s->lwork_dev, s->dInfo));
+        if (o->host) {
+            BENCH_CUDA(cudaMemcpyAsync(s->hA, s->dA, bA, cudaMemcpyDeviceToHost, s->stream));
+            BENCH_CUDA(cudaMemcpyAsync(s->htau, s->dTau, (size_t)s->k * sizeof(double),
+                                       cudaMemcpyDeviceToHost, s->stream));
+        }
+    } else if (o->host) {
+        *status = ft_dgeqrf_ex(s->ctx, s->m, s->n, s->hA, s->m, s->htau, s->work, s->lwork,
+                               &finfo, rep);
+    } else {
+        *status = ft_dgeqrf_gpu_ex(s->ctx, s->m, s->n, s->dA, s->m, s->htau, &finfo, rep);
+    }
+    bench_sync();
+    const double t = bench_now() - t0;
+    if (method == M_PEER)
+        BENCH_CUDA(cudaMemcpy(info, s->dInfo, sizeof(int), cudaMemcpyDeviceToHost));
+    else
+        *info = finfo;
+    return t;
+}
+
+static const double *result(shape_t *s)
+{
+    if (!s->o->host)
+        BENCH_CUDA(cudaMemcpy(s->hA, s->dA, s->sz * sizeof(double), cudaMemcpyDeviceToHost));
+    return s->hA;
+}
+
+static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
+                      cusolverDnHandle_t solver, ft_context_t *ctx, const ft_policy_t *pol0)
+{
+    shape_t s = {.o = o, .m = m, .n = n, .k = m < n ? m : n, .stream = stream, .solver = solver,
+                 .ctx = ctx, .pol = *pol0};
+    s.sz = (size_t)m * (size_t)n;
+    const size_t bA = s.sz * sizeof(double);
+    const int pin = o->host && o->pinned;
+    double *anrm = bench_malloc((size_t)n * sizeof(double));
+    double *diag[NMETHOD];
+    for (int i = 0; i < NMETHOD; i++) diag[i] = bench_malloc((size_t)s.k * sizeof(double));
+
+    /* host A (generation; device mode: the result buffer too), pristine copy, peer buffers */
+    s.hA = bench_hmalloc(bA, pin, "A");
+    s.htau = bench_hmalloc((size_t)s.k * sizeof(double), pin, "tau");
+    bench_fill(s.hA, s.sz, o->seed + (uint64_t)m * 131u + (uint64_t)n);
+    bench_colnorms(m, n, s.hA, m, anrm);
+    s.dA = bench_dmalloc(bA, "A");
+    if (o->host) {
+        s.hA0 = bench_malloc(bA);
+        memcpy(s.hA0, s.hA, bA);
+        ft_int qinfo = 0;
+        double wq = 0.0;
+        BENCH_FT(ft_dgeqrf_ex(ctx, m, n, s.hA, m, s.htau, &wq, -1, &qinfo, NULL));
+        s.lwork = wq > n ? (int)wq : n;
+        s.work = bench_malloc((size_t)s.lwork * sizeof(double));
+    } else {
+        s.dA0 = bench_dmalloc(bA, "A0 (pristine)");
+        BENCH_CUDA(cudaMemcpy(s.dA0, s.hA, bA, cudaMemcpyHostToDevice));
+    }
+    s.dTau = bench_dmalloc((size_t)s.k * sizeof(double), "tau");
+    s.dInfo = bench_dmalloc(sizeof(int), "devInfo");
+    BENCH_CUSOLVER(cusolverDnDgeqrf_bufferSize(solver, m, n, s.dA, m, &s.lwork_dev));
+    s.dWork = bench_dmalloc((size_t)(s.lwork_dev > 0 ? s.lwork_dev : 1) * sizeof(double),
+                            "cuSOLVER work");
+
+    static bench_series_t ser[NMETHOD];
+    bench_series_init(&ser[M_PEER], "cusolver", 0);
+    bench_series_init(&ser[M_ON], "ftla-on", 1);
+    bench_series_init(&ser[M_OFF], "ftla-off", 1);
+    double nerr[NMETHOD] = {0, 0, 0}, derr[NMETHOD] = {0, 0, 0};
+
+    for (int round = 0; round < o->warmup + o->runs; round++) {
+        const int timed = round >= o->warmup, last_warm = round == o->warmup - 1;
+        for (int meth = 0; meth < NMETHOD; meth++) {
+            ft_report_t rep;
+            int st, info;
+            double t = timed_call(&s, meth, &rep, &st, &info);
+            bench_series_t *se = &ser[meth];
+            char what[64];
+            snprintf(what, sizeof what, "%s call %d", timed ? "timed" : "warm-up",
+                     timed ? round - o->warmup : round);
+            if (meth == M_PEER) {
+                if (info != 0) {
+                    printf("%% FAIL: cusolverDnDgeqrf %s: devInfo = %d\n", what, info);
+                    se->bad_calls++;
+                }
+            } else {
+                bench_check_report(se, &rep, st, 0, timed, what);
+                if (info != 0 || rep.backend != FT_DEVICE_CUDA) {
+                    printf("%% FAIL: %s %s: info %d, backend %d (want 0, CUDA)\n", se->name, what,
+                           info, (int)rep.backend);
+                    se->bad_calls++;
+                }
+            }
+            if (timed) {
+                se->t[se->n] = t;
+                se->prot[se->n++] = rep.time_protect;
+            }
+            if (last_warm) { /* untimed result checks, once per size */
+                const double *F = result(&s);
+                nerr[meth] = bench_qr_colnorm_err(m, n, F, m, anrm, diag[meth]);
+                if (meth != M_PEER) derr[meth] = bench_diag_err(s.k, diag[meth], diag[M_PEER]);
+            }
+        }
+    }
+
+    char param[24];
+    if (o->nb) snprintf(param, sizeof param, "nb=%d", o->nb);
+    else snprintf(param, sizeof param, "nb=auto");
+    printf("\n%% dgeqrf %s m=%d n=%d %s runs=%d warm-up=%d\n",
+           o->host ? "host pointers (cuSOLVER incl. H2D A, D2H A and tau)" : "device pointers",
+           m, n, param, o->runs, o->warmup);
+    if (s.k <= 128)
+        printf("%% note: min(m,n) <= 128: ftla's automatic crossover runs unprotected LAPACK on "
+               "the host\n");
+    printf("%% check: colnorm residual (limit %g): cusolver %.3g, ftla-on %.3g, ftla-off %.3g; "
+           "|R_ii| vs cusolver (limit %g): ftla-on %.3g, ftla-off %.3g\n",
+           BENCH_QR_NORM_TOL, nerr[M_PEER], nerr[M_ON], nerr[M_OFF], BENCH_QR_DIAG_TOL,
+           derr[M_ON], derr[M_OFF]);
+    if (ser[M_ON].unchecked || ser[M_OFF].unchecked)
+        printf("%% note: report.unchecked > 0 (checks skipped) in timed ftla calls\n");
+    bench_print_human_header("TFLOP/s", "cusolv/x", NULL);
+    const double flops = bench_qr_flops(m, n);
+    for (int meth = 0; meth < NMETHOD; meth++) {
+        int ok = ser[meth].bad_calls == 0 && nerr[meth] < BENCH_QR_NORM_TOL &&
+                 (meth == M_PEER || derr[meth] < BENCH_QR_DIAG_TOL);
+        bench_row_t *r = bench_add_row("dgeqrf", o->host ? "host" : "dev", m, n, s.k, param,
+                                       &ser[meth], flops, &ser[M_PEER], NULL, 0, ok);
+        bench_print_row_human(r, 1e12);
+    }
+    fflush(stdout);
+
+    bench_hfree(s.hA, pin);
+    bench_hfree(s.htau, pin);
+    free(s.hA0);
+    free(s.work);
+    free(anrm);
+    for (int i = 0; i < NMETHOD; i++) free(diag[i]);
+    BENCH_CUDA(cudaFree(s.dA));
+    if (s.dA0) BENCH_CUDA(cudaFree(s.dA0));
+    BENCH_CUDA(cudaFree(s.dTau));
+    BENCH_CUDA(cudaFree(s.dWork));
+    BENCH_CUDA(cudaFree(s.dInfo));
+}
+
+int main(int argc, char **argv)
+{
+    opts_t o;
+    parse(argc, argv, &o);
+    printf("%% bench_dgeqrf_gpu: ft_dgeqrf (checksum-protected hybrid QR) vs cuSOLVER DGEQRF\n");
+    bench_cuda_probe_or_skip("bench_dgeqrf_gpu");
+    bench_print_env(o.runs, o.warmup);
+
+    cudaStream_t stream;
+    BENCH_CUDA(cudaStreamCreate(&stream));
+    cusolverDnHandle_t solver;
+    BENCH_CUSOLVER(cusolverDnCreate(&solver));
+    BENCH_CUSOLVER(cusolverDnSetStream(solver, stream));
+    int vmaj = 0, vmin = 0, vpat = 0;
+    BENCH_CUSOLVER(cusolverGetProperty(MAJOR_VERSION, &vmaj));
+    BENCH_CUSOLVER(cusolverGetProperty(MINOR_VERSION, &vmin));
+    BENCH_CUSOLVER(cusolverGetProperty(PATCH_LEVEL, &vpat));
+    ft_context_t *ctx = NULL;
+    BENCH_FT(ft_context_create(&ctx, FT_DEVICE_CUDA));
+    BENCH_FT(ft_context_set_stream(ctx, (void *)stream));
+    ft_policy_t pol;
+    BENCH_FT(ft_context_get_policy(ctx, &pol));
+    pol.nb = o.nb; /* 0 = ftla's automatic block size */
+    BENCH_FT(ft_context_set_policy(ctx, &pol));
+
+    printf("%% cuSOLVER %d.%d.%d; peer: cusolverDnDgeqrf (workspace from _bufferSize, allocated "
+           "once), handle on the same stream as ftla's context\n", vmaj, vmin, vpat);
+    printf("%% protocol: %s\n",
+           o.host ? "HOST pointers: ft_dgeqrf_ex vs cuSOLVER including H2D of A and D2H of A "
+                    "and tau, same host buffers; pristine A on the host"
+                  : "DEVICE pointers: ft_dgeqrf_gpu_ex vs cusolverDnDgeqrf on the same device "
+                    "data and stream; pristine A on the device");
+    if (o.host)
+        printf("%% host buffers: %s (the same for ftla and cuSOLVER)\n",
+               o.pinned ? "pinned (cudaMallocHost)" : "pageable (malloc)");
+    printf("%% ftla block size: %s\n", o.nb ? "--nb, through policy.nb" : "automatic (policy.nb "
+           "= 0)");
+    printf("%% protocol: warm-up calls of every method first (untimed); then rounds of "
+           "cusolver, ftla-on, ftla-off;\n%%   A restored from the pristine copy before every "
+           "call (untimed); time = host CLOCK_MONOTONIC\n%%   between cudaDeviceSynchronize "
+           "before and after the call; median, min-max; TFLOP/s = LAWN 41 flops/median;\n%%   "
+           "ratio = cusolver median / method median; protect = median report.time_protect;\n"
+           "%%   checks: devInfo 0, ftla status/info 0 and detected 0 on every call; "
+           "untimed, last warm-up: column-norm\n%%   residual of R and |R_ii| vs cuSOLVER\n");
+
+    for (int i = 0; i < o.nn; i++) {
+        int n = o.ns[i], m = o.nm == 0 ? n : o.nm == 1 ? o.ms[0] : o.ms[i];
+        run_shape(&o, m, n, stream, solver, ctx, &pol);
+    }
+
+    BENCH_FT(ft_context_destroy(ctx));
+    BENCH_CUSOLVER(cusolverDnDestroy(solver));
+    BENCH_CUDA(cudaStreamDestroy(stream));
+    bench_print_table("TFLOP/s", 1e12);
+    return bench_finish();
+}
