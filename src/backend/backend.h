@@ -24,6 +24,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Column-major indexing and transposition flags. */
+static inline int64_t ft_ix(int64_t i, int64_t j, int64_t ld) { return i + j * ld; }
+static inline int ft_is_trans(char t) { return t == 'T' || t == 't' || t == 'C' || t == 'c'; }
+static inline int ft_is_notrans(char t) { return t == 'N' || t == 'n'; }
+
+/* Return a failing status (non-zero) from the enclosing function. */
+#define FT_CHECK(call)                                                                             \
+    do {                                                                                           \
+        int ft_check_status_ = (call);                                                             \
+        if (ft_check_status_ != 0) return ft_check_status_;                                        \
+    } while (0)
+
+/* Wall clock (monotonic), seconds. */
+double ft_wtime(void);
+
 /* A queue: work issued on one queue runs in order; different queues may overlap. Created by
  * whoever needs one (in practice through the context's pool, core/context.h). */
 typedef struct ft_queue ft_queue_t;

@@ -86,9 +86,6 @@ void ft_policy_resolve(const ft_policy_t *in, ft_policy_t *out);
 /* Library defaults (the state of a new context). */
 void ft_policy_defaults(ft_policy_t *p);
 
-/* Wall clock, seconds. */
-double ft_wtime(void);
-
 /* Verbose log (policy.verbose >= level), one line, to stderr. */
 void ft_log(const ft_context_t *ctx, int level, const char *fmt, ...);
 
@@ -96,16 +93,5 @@ void ft_log(const ft_context_t *ctx, int level, const char *fmt, ...);
 void ft_report_init(ft_report_t *r, ft_device_t backend);
 void ft_report_event(ft_report_t *r, ft_event_kind_t kind, ft_region_t region, int64_t row,
                      int64_t col, int64_t step, double before, double after);
-
-/* Column-major indexing and transposition flags. */
-static inline int64_t ft_ix(int64_t i, int64_t j, int64_t ld) { return i + j * ld; }
-static inline int ft_is_trans(char t) { return t == 'T' || t == 't' || t == 'C' || t == 'c'; }
-static inline int ft_is_notrans(char t) { return t == 'N' || t == 'n'; }
-
-#define FT_CHECK(call)                                                                             \
-    do {                                                                                           \
-        int ft_check_status_ = (call);                                                             \
-        if (ft_check_status_ != 0) return ft_check_status_;                                        \
-    } while (0)
 
 #endif

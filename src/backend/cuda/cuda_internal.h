@@ -17,7 +17,7 @@
 extern "C" {
 #endif
 
-#include "core/context.h"
+#include "backend/backend.h"
 
 /* The CUDA stream work of queue q is issued on, and its device's multiprocessor count (>= 1,
  * for sizing grids). */

@@ -1,0 +1,14 @@
+# testing/internal.cmake — unit tests of internal layers (they include headers from src/):
+# size arithmetic, arenas and pools, the deferred host queues. Label cpu.
+foreach(t test_sizes test_internal)
+  ftla_test_target(${t})
+  target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  add_test(NAME ${t}_cpu COMMAND ${t})
+  set_tests_properties(${t}_cpu PROPERTIES LABELS cpu TIMEOUT 120)
+endforeach()
+
+# Real calls with m*n > 2^31 (host pointers, 17 GB matrices): the GPU machine only (label gpu;
+# skips itself without a device or without 48 GB of host / 24 GB of device memory).
+ftla_test_target(test_bigsizes)
+add_test(NAME test_bigsizes_gpu COMMAND test_bigsizes cuda)
+set_tests_properties(test_bigsizes_gpu PROPERTIES LABELS "gpu;big" TIMEOUT 900 SKIP_RETURN_CODE 77)
