@@ -146,8 +146,9 @@ static void check_clean_report(thr_t *t, const ft_report_t *rep, int st, const c
              ft_strerror(st), where);
     TH_CHECK(t, rep->backend == tu_expected_backend(g_dev), "backend %d, asked %s: %s",
              (int)rep->backend, tu_device_name(g_dev), where);
-    TH_CHECK(t, rep->injected == 0 && rep->detected == 0 && rep->corrected == 0 &&
-                    rep->uncorrectable == 0 && rep->checksum_errors == 0 && rep->recomputed == 0,
+    TH_CHECK(t,
+             rep->injected == 0 && rep->detected == 0 && rep->corrected == 0 &&
+                 rep->uncorrectable == 0 && rep->checksum_errors == 0 && rep->recomputed == 0,
              "injected %lld detected %lld corrected %lld: %s", (long long)rep->injected,
              (long long)rep->detected, (long long)rep->corrected, where);
     TH_CHECK(t, rep->checks > 0 && rep->unchecked == 0, "checks %lld unchecked %lld: %s",
@@ -173,8 +174,8 @@ static void gemm_case(thr_t *t, tu_rng_t *rng, ft_context_t *own, int api, int i
                       (ft_int)p.lda, p.B, (ft_int)p.ldb, p.beta, p.C, (ft_int)p.ldc);
     else
         st = ft_dgemm_ex(api == API_EX_OWN ? own : NULL, p.ta, p.tb, (ft_int)p.m, (ft_int)p.n,
-                         (ft_int)p.k, p.alpha, p.A, (ft_int)p.lda, p.B, (ft_int)p.ldb, p.beta,
-                         p.C, (ft_int)p.ldc, &rep);
+                         (ft_int)p.k, p.alpha, p.A, (ft_int)p.lda, p.B, (ft_int)p.ldb, p.beta, p.C,
+                         (ft_int)p.ldc, &rep);
     TH_CHECK(t, st == 0, "status %d (%s): %s", st, ft_strerror(st), where);
     if (api != API_PLAIN) check_clean_report(t, &rep, st, where);
     double r = gemm_ratio(&p);
@@ -191,8 +192,8 @@ static void qr_case(thr_t *t, tu_rng_t *rng, ft_context_t *own, int api, int ite
     const int64_t n = tall ? tu_int(rng, 140, 220) : tu_int(rng, 200, 260);
     const int64_t lda = m + tu_int(rng, 0, 2), k = m < n ? m : n;
     char where[256];
-    snprintf(where, sizeof where, "iter %d %s %lldx%lld lda %lld", iter, names[api],
-             (long long)m, (long long)n, (long long)lda);
+    snprintf(where, sizeof where, "iter %d %s %lldx%lld lda %lld", iter, names[api], (long long)m,
+             (long long)n, (long long)lda);
     double *A = tu_malloc(lda * n), *AF = tu_malloc(lda * n), *tau = tu_malloc(k);
     tu_set_all(lda, n, A, 0.0);
     tu_fill(rng, m, n, A, lda);
@@ -203,12 +204,12 @@ static void qr_case(thr_t *t, tu_rng_t *rng, ft_context_t *own, int api, int ite
     double wq = -1.0;
     ft_int info = -99;
     ft_context_t *ctx = api == API_EX_OWN ? own : NULL;
-    int st = api == API_PLAIN
-                 ? ft_dgeqrf((ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, &wq, -1, &info)
-                 : ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, &wq, -1, &info,
-                                NULL);
-    TH_CHECK(t, st == 0 && info == 0 && wq >= (double)n, "workspace query: status %d info %d "
-             "lwork %g: %s", st, (int)info, wq, where);
+    int st =
+        api == API_PLAIN
+            ? ft_dgeqrf((ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, &wq, -1, &info)
+            : ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, &wq, -1, &info, NULL);
+    TH_CHECK(t, st == 0 && info == 0 && wq >= (double)n,
+             "workspace query: status %d info %d lwork %g: %s", st, (int)info, wq, where);
     const int64_t lwork = wq >= (double)n && wq < 1e9 ? (int64_t)wq : n * 64;
     double *work = tu_malloc(lwork);
     ft_report_t rep;
@@ -219,13 +220,12 @@ static void qr_case(thr_t *t, tu_rng_t *rng, ft_context_t *own, int api, int ite
     else
         st = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, work, (ft_int)lwork,
                           &info, &rep);
-    TH_CHECK(t, st == 0 && info == 0, "status %d info %d (%s): %s", st, (int)info,
-             ft_strerror(st), where);
+    TH_CHECK(t, st == 0 && info == 0, "status %d info %d (%s): %s", st, (int)info, ft_strerror(st),
+             where);
     if (api != API_PLAIN) check_clean_report(t, &rep, st, where);
     double res[2];
     qr_ratios(m, n, A, lda, AF, lda, tau, res);
-    TH_CHECK(t, res[0] < TOL && res[1] < TOL, "dqrt01 ratios %.3g %.3g: %s", res[0], res[1],
-             where);
+    TH_CHECK(t, res[0] < TOL && res[1] < TOL, "dqrt01 ratios %.3g %.3g: %s", res[0], res[1], where);
     free(A);
     free(AF);
     free(tau);
@@ -271,10 +271,10 @@ static void inject_run(thr_t *t, inj_t *q)
 {
     gemm_prob_t *p = &q->p;
     char where[256], desc[192];
-    gemm_desc(p, q->use_null ? "injected ft_dgemm_ex(NULL)" : "injected ft_dgemm_ex(own ctx)",
-              desc, sizeof desc);
-    snprintf(where, sizeof where, "%s, bit %d at (%lld,%lld)", desc, FAULT_BIT,
-             (long long)q->row, (long long)q->col);
+    gemm_desc(p, q->use_null ? "injected ft_dgemm_ex(NULL)" : "injected ft_dgemm_ex(own ctx)", desc,
+              sizeof desc);
+    snprintf(where, sizeof where, "%s, bit %d at (%lld,%lld)", desc, FAULT_BIT, (long long)q->row,
+             (long long)q->col);
     ft_report_t rep;
     tu_poison_report(&rep);
     int st = ft_dgemm_ex(q->use_null ? NULL : q->ctx, p->ta, p->tb, (ft_int)p->m, (ft_int)p->n,
