@@ -84,6 +84,8 @@ ft_xerbla_t ft_set_xerbla(ft_xerbla_t handler);
  * argument: the names without _v below are macros that pass sizeof(...) as compiled into the
  * caller, so a program built against an older ftla.h keeps working with a newer library — the
  * library reads and writes only the fields that program knows (and keeps or defaults the rest).
+ * A program built against a newer header on an older library: fields that library lacks read
+ * as 0 from it, and a policy setting any of them to non-zero is refused (FT_ERR_INVALID_VALUE).
  * Bindings that cannot use the macros (Fortran, dlsym) call the _v functions with the size of
  * their own copy of the structure, at least FT_POLICY_SIZE_V1 / FT_REPORT_SIZE_V1.
  */

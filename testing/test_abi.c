@@ -370,6 +370,49 @@ static void test_policy(ft_context_t *ctx)
     free(C);
 }
 
+/* A caller built against a newer header (structures with fields this library lacks): those
+ * fields read as 0; a policy setting one of them non-zero is refused, and nothing changes. */
+static void test_newer_caller(ft_context_t *ctx)
+{
+    enum { EXTRA = 24 };
+    union {
+        unsigned char bytes[sizeof(ft_policy_t) + EXTRA];
+        ft_policy_t p;
+    } big;
+    memset(big.bytes, 0xA5, sizeof big.bytes);
+    int st = ft_context_get_policy_v(ctx, &big.p, sizeof big.bytes);
+    TU_CHECK(st == 0, "get_policy_v(newer size): %d", st);
+    int zero = 1;
+    for (size_t b = sizeof(ft_policy_t); b < sizeof big.bytes; b++) zero &= big.bytes[b] == 0;
+    TU_CHECK(zero, "get_policy_v(newer size): unknown fields not zeroed");
+    big.p.tile = 192;
+    st = ft_context_set_policy_v(ctx, &big.p, sizeof big.bytes);
+    ft_policy_t now;
+    ft_context_get_policy(ctx, &now);
+    TU_CHECK(st == 0 && now.tile == 192, "set_policy_v(newer size, zero extras): %d tile %d", st,
+             now.tile);
+    big.bytes[sizeof(ft_policy_t) + 3] = 1;
+    big.p.tile = 320;
+    st = ft_context_set_policy_v(ctx, &big.p, sizeof big.bytes);
+    ft_context_get_policy(ctx, &now);
+    TU_CHECK(st == FT_ERR_INVALID_VALUE && now.tile == 192,
+             "set_policy_v(newer size, non-zero extra): %d tile %d", st, now.tile);
+    union {
+        unsigned char bytes[sizeof(ft_report_t) + EXTRA];
+        ft_report_t r;
+    } rep;
+    memset(rep.bytes, 0xA5, sizeof rep.bytes);
+    double C[M * N];
+    memcpy(C, g_C0, sizeof C);
+    st = gemm_v(ctx, C, &rep.r, sizeof rep.bytes);
+    zero = 1;
+    for (size_t b = sizeof(ft_report_t); b < sizeof rep.bytes; b++) zero &= rep.bytes[b] == 0;
+    TU_CHECK(st == 0 && rep.r.status == 0 && zero, "dgemm_ex_v(newer size): %d, extras zero %d",
+             st, zero);
+    now.tile = 0;
+    ft_context_set_policy(ctx, &now);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2 || strcmp(argv[1], "cpu") != 0) {
@@ -395,6 +438,7 @@ int main(int argc, char **argv)
     test_report_dgemm(ctx);
     test_report_dgeqrf(ctx);
     test_policy(ctx);
+    test_newer_caller(ctx);
     ft_context_destroy(ctx);
     return tu_finish();
 }

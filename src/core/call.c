@@ -12,7 +12,7 @@ int ft_call_begin(ft_call_t *c, ft_context_t *ctx, const char *name, ft_report_t
     memset(c, 0, sizeof *c);
     c->name = name;
     c->user_rep = report;
-    c->user_size = report_size > sizeof(ft_report_t) ? sizeof(ft_report_t) : report_size;
+    c->user_size = report_size;
     c->t0 = ft_wtime();
     ft_report_init(&c->rep, FT_DEVICE_CPU);
     if (report && report_size < FT_REPORT_SIZE_V1) {
@@ -145,7 +145,11 @@ int ft_call_end(ft_call_t *c, int status)
         char buf[512];
         ft_log(ctx, 1, "%s %s: %s", c->name, c->desc, ft_report_string(&c->rep, buf, sizeof buf));
     }
-    if (c->user_rep) memcpy(c->user_rep, &c->rep, c->user_size);
+    if (c->user_rep) { /* the caller's size; fields of a newer caller we lack read as 0 */
+        size_t known = c->user_size < sizeof c->rep ? c->user_size : sizeof c->rep;
+        memcpy(c->user_rep, &c->rep, known);
+        if (c->user_size > known) memset((char *)c->user_rep + known, 0, c->user_size - known);
+    }
     return status;
 }
 

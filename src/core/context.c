@@ -34,25 +34,27 @@ void ft_policy_resolve(const ft_policy_t *in, ft_policy_t *out)
     if (out->tol <= 0) out->tol = 2.0;
 }
 
-/* The policy is versioned by the caller's sizeof (ftla.h, "ABI"): an older caller passes a
- * smaller structure, and only the fields it knows are read or written. */
-static int policy_size_ok(size_t size)
-{
-    return size >= FT_POLICY_SIZE_V1 && size <= sizeof(ft_policy_t);
-}
-
+/* The policy is versioned by the caller's sizeof (ftla.h, "ABI stability"), the convention of
+ * extensible structures: an older caller passes a smaller structure, and only the fields it
+ * knows are read or written; a newer caller's fields unknown to this library read as 0 (the
+ * default) on get, and must be 0 on set. */
 int ft_context_get_policy_v(const ft_context_t *ctx, ft_policy_t *p, size_t size)
 {
-    if (!ctx || !p || !policy_size_ok(size)) return FT_ERR_INVALID_VALUE;
-    memcpy(p, &ctx->policy, size);
+    if (!ctx || !p || size < FT_POLICY_SIZE_V1) return FT_ERR_INVALID_VALUE;
+    size_t known = size < sizeof(ft_policy_t) ? size : sizeof(ft_policy_t);
+    memcpy(p, &ctx->policy, known);
+    if (size > known) memset((char *)p + known, 0, size - known);
     return FT_SUCCESS;
 }
 
 int ft_context_set_policy_v(ft_context_t *ctx, const ft_policy_t *in, size_t size)
 {
-    if (!ctx || !in || !policy_size_ok(size)) return FT_ERR_INVALID_VALUE;
+    if (!ctx || !in || size < FT_POLICY_SIZE_V1) return FT_ERR_INVALID_VALUE;
+    size_t known = size < sizeof(ft_policy_t) ? size : sizeof(ft_policy_t);
+    for (size_t b = known; b < size; b++)
+        if (((const unsigned char *)in)[b]) return FT_ERR_INVALID_VALUE; /* a field we lack */
     ft_policy_t p = ctx->policy; /* fields the caller does not know keep their values */
-    memcpy(&p, in, size);
+    memcpy(&p, in, known);
     if (p.protect < 0 || p.protect > 1 || p.tile < 0 || p.tol < 0 || p.nb < 0 ||
         p.verify_every < 0 || p.backup_c < -1 || p.backup_c > 1 || p.crossover < -1 ||
         p.verbose < 0 || p.serial_encode < 0 || p.serial_encode > 1)
