@@ -9,19 +9,10 @@
 #include "qr/qr_internal.h"
 
 #include <stdint.h>
+#include "testing_util.h"
+
 #include <stdio.h>
 
-static int nfail;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            nfail++;                                                                               \
-            printf("FAILED %s:%d: ", __FILE__, __LINE__);                                          \
-            printf(__VA_ARGS__);                                                                   \
-            printf("\n");                                                                          \
-        }                                                                                          \
-    } while (0)
 
 typedef __int128 i128;
 
@@ -41,19 +32,19 @@ int main(void)
     /* ---- primitives ---- */
     int64_t r;
     size_t b;
-    CHECK(!ft_mul_ovf(46341, 46341, &r) && r == 2147488281LL, "46341^2 = %lld", (long long)r);
-    CHECK(!ft_mul_ovf(INT32_MAX, INT32_MAX, &r) && (i128)r == (i128)INT32_MAX * INT32_MAX,
+    TU_CHECK(!ft_mul_ovf(46341, 46341, &r) && r == 2147488281LL, "46341^2 = %lld", (long long)r);
+    TU_CHECK(!ft_mul_ovf(INT32_MAX, INT32_MAX, &r) && (i128)r == (i128)INT32_MAX * INT32_MAX,
           "INT32_MAX^2");
-    CHECK(ft_mul_ovf(INT64_MAX / 2 + 1, 2, &r) && r == 0, "overflow of a product");
-    CHECK(ft_mul_ovf(-1, 5, &r), "negative operand");
-    CHECK(ft_add_ovf(INT64_MAX, 1, &r), "overflow of a sum");
-    CHECK(!ft_dbytes(((int64_t)1 << 31) + 5, &b) && b == (((size_t)1 << 31) + 5) * 8, "dbytes");
-    CHECK(ft_dbytes((int64_t)(SIZE_MAX / 8) + 1, &b), "dbytes overflow");
+    TU_CHECK(ft_mul_ovf(INT64_MAX / 2 + 1, 2, &r) && r == 0, "overflow of a product");
+    TU_CHECK(ft_mul_ovf(-1, 5, &r), "negative operand");
+    TU_CHECK(ft_add_ovf(INT64_MAX, 1, &r), "overflow of a sum");
+    TU_CHECK(!ft_dbytes(((int64_t)1 << 31) + 5, &b) && b == (((size_t)1 << 31) + 5) * 8, "dbytes");
+    TU_CHECK(ft_dbytes((int64_t)(SIZE_MAX / 8) + 1, &b), "dbytes overflow");
     int64_t t3[] = {INT32_MAX, INT32_MAX, INT32_MAX, INT32_MAX, 3, 4};
-    CHECK(!ft_sum_of_products(3, t3, &r) && (i128)r == 2 * (i128)INT32_MAX * INT32_MAX + 12,
+    TU_CHECK(!ft_sum_of_products(3, t3, &r) && (i128)r == 2 * (i128)INT32_MAX * INT32_MAX + 12,
           "sum of products");
     int64_t t4[] = {INT64_MAX / 2, 2, 1, 2};
-    CHECK(ft_sum_of_products(2, t4, &r), "sum of products overflow");
+    TU_CHECK(ft_sum_of_products(2, t4, &r), "sum of products overflow");
 
     /* ---- staging (ft_dgemm and ft_dgeqrf with host data on the GPU) ---- */
     const int64_t big[][3] = {{46341, 46341, 256},   {2200000, 1000, 1000}, {1000, 2200000, 64},
@@ -62,43 +53,42 @@ int main(void)
     for (unsigned c = 0; c < sizeof big / sizeof big[0]; c++) {
         const int64_t m = big[c][0], n = big[c][1], k = big[c][2];
         const int sfit = (i128)m * n * 8 <= (i128)SIZE_MAX;
-        CHECK(sfit ? !ft_stage_bytes(m, n, &b) && (i128)b == (i128)m * n * 8
+        TU_CHECK(sfit ? !ft_stage_bytes(m, n, &b) && (i128)b == (i128)m * n * 8
                    : ft_stage_bytes(m, n, &b) == 1,
               "stage bytes %lld x %lld", (long long)m, (long long)n);
         i128 ref = (i128)m * k + (i128)k * n + (i128)m * n;
         int64_t got = dgemm_stage_elems(m, k, k, n, m, n);
-        CHECK(fits64(ref) ? got == (int64_t)ref : got == -1, "dgemm stage %lld %lld %lld",
+        TU_CHECK(fits64(ref) ? got == (int64_t)ref : got == -1, "dgemm stage %lld %lld %lld",
               (long long)m, (long long)n, (long long)k);
         for (int64_t T = 256; T <= 4096; T *= 4)
             for (int c0 = 0; c0 < 2; c0++)
                 for (int keep = 0; keep < 2; keep++) {
                     i128 rc = ref_check(m, n, k, T, c0, keep);
                     int64_t gc = dgemm_check_elems(m, n, k, T, c0, keep);
-                    CHECK(fits64(rc) ? gc == (int64_t)rc : gc == -1,
+                    TU_CHECK(fits64(rc) ? gc == (int64_t)rc : gc == -1,
                           "dgemm check elems m=%lld n=%lld k=%lld T=%lld: %lld", (long long)m,
                           (long long)n, (long long)k, (long long)T, (long long)gc);
                 }
         /* QR: device copy ld x n, loop workspaces */
         const int64_t nb = 64, ld = qr_stage_ld(m);
-        CHECK(ld >= m && ld % 32 == 0 && ld - m < 32, "qr ld");
+        TU_CHECK(ld >= m && ld % 32 == 0 && ld - m < 32, "qr ld");
         i128 rw = 6 * (i128)m + 4 * (i128)n + 2 * (i128)nb * m + 3 * (i128)nb * nb +
                   (i128)nb * n + 2 * (i128)(nb + 32);
         i128 rh = 2 * (i128)nb * m + (i128)nb * nb + 64 * (i128)nb + 6 * (i128)n + 6 * (i128)m + 64;
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);
-        CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
-        CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);
-        CHECK((i128)ld * n * 8 <= (i128)SIZE_MAX
+        TU_CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
+        TU_CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);
+        TU_CHECK((i128)ld * n * 8 <= (i128)SIZE_MAX
                   ? ft_stage_bytes(ld, n, &b) == 0 && (i128)b == (i128)ld * n * 8
                   : ft_stage_bytes(ld, n, &b) == 1,
               "qr stage bytes");
     }
     /* beyond 64 bits: detected */
-    CHECK(dgemm_stage_elems(INT64_MAX / 2, 3, 1, 1, 1, 1) == -1, "stage overflow");
-    CHECK(dgemm_check_elems(INT64_MAX / 4, 1 << 20, 1, 256, 1, 1) == -1, "check overflow");
-    CHECK(qr_work_elems(INT64_MAX / 8, 1, 64) == -1, "qr work overflow");
-    CHECK(qr_host_elems(INT64_MAX / 8, 1, 64) == -1, "qr host overflow");
-    CHECK(ft_stage_bytes(INT64_MAX / 4, 2, &b) == 1, "stage bytes overflow");
+    TU_CHECK(dgemm_stage_elems(INT64_MAX / 2, 3, 1, 1, 1, 1) == -1, "stage overflow");
+    TU_CHECK(dgemm_check_elems(INT64_MAX / 4, 1 << 20, 1, 256, 1, 1) == -1, "check overflow");
+    TU_CHECK(qr_work_elems(INT64_MAX / 8, 1, 64) == -1, "qr work overflow");
+    TU_CHECK(qr_host_elems(INT64_MAX / 8, 1, 64) == -1, "qr host overflow");
+    TU_CHECK(ft_stage_bytes(INT64_MAX / 4, 2, &b) == 1, "stage bytes overflow");
 
-    printf("%d passed, %d failed\n", nfail ? 0 : 1, nfail ? 1 : 0);
-    return nfail ? 1 : 0;
+    return tu_finish();
 }
