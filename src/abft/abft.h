@@ -34,11 +34,16 @@ FT_HD int64_t abft_wden(int64_t T)
  * In (1/2, 1] so that (a) a data error delta shows in the weighted check as w*delta >= delta/2
  * (it cannot hide under the threshold when the plain check fires), (b) weighted sums never
  * exceed plain absolute sums (no extra overflow), (c) w is exact, so w = dw/de locates jj.
- * This is the only place the formula is written; kernels call it (0.5/W is a power of two, the
- * product is exact, and a compiler hoists the quotient out of loops). */
+ * This is the only place the formula is written. scale = abft_weight_scale(W) = 1/(2W), a power
+ * of two, so the product is exact; loops pass it precomputed (abft_weight_at). */
+FT_HD double abft_weight_scale(int64_t W) { return 0.5 / (double)W; }
+FT_HD double abft_weight_at(int64_t jj, int64_t W, double scale)
+{
+    return (double)(W + jj + 1) * scale;
+}
 FT_HD double abft_weight(int64_t jj, int64_t W)
 {
-    return (double)(W + jj + 1) * (0.5 / (double)W);
+    return abft_weight_at(jj, W, abft_weight_scale(W));
 }
 
 /* Inverse of abft_weight: the local column a ratio dw/de points to (may be out of range). */

@@ -68,16 +68,15 @@ __device__ __forceinline__ void bs_store(const bs_args &a, int64_t r, int64_t J,
 }
 
 /* Accumulate element x of local column jj into the plain, weighted and absolute sums.
- * (W + 1 + jj) * inv2w equals abft_weight(jj, W) bit for bit: 2W is a power of two, so its
- * reciprocal is exact and the product is the correctly rounded quotient; it saves a division
- * per element. */
+ * The weight is abft_weight_at with the scale 1/(2W) computed once per thread (bit for bit
+ * abft_weight, no division per element). */
 template <bool SUMS, bool ABS>
 __device__ __forceinline__ void bs_acc(double x, int64_t jj, int64_t W, double inv2w, double &s,
                                        double &sw, double &sa)
 {
     if (SUMS) {
         s += x;
-        sw = fma((double)(W + 1 + jj) * inv2w, x, sw);
+        sw = fma(abft_weight_at(jj, W, inv2w), x, sw);
     }
     if (ABS) sa += fabs(x);
 }
@@ -99,7 +98,7 @@ __global__ void __launch_bounds__(kThreads) block_sums_n_kernel(const bs_args a)
     if (r >= a.rows) return;
     const double *__restrict__ X = a.X;
     const int64_t ldx = a.ldx, W = a.W;
-    const double inv2w = 1.0 / (double)(2 * W); /* exact */
+    const double inv2w = abft_weight_scale(W); /* 1/(2W), exact */
     for (int64_t t = blockIdx.y; t < a.nb * a.nz; t += gridDim.y) {
         int64_t J, c0, c1;
         if (!bs_range(a, t, &J, &c0, &c1)) continue;
@@ -136,7 +135,7 @@ __global__ void __launch_bounds__(kThreads) block_sums_t_kernel(const bs_args a)
     if (r >= a.rows) return; /* whole warps leave together: r is uniform over a warp */
     const double *__restrict__ x = a.X + r * a.ldx;
     const int64_t W = a.W;
-    const double inv2w = 1.0 / (double)(2 * W); /* exact */
+    const double inv2w = abft_weight_scale(W); /* 1/(2W), exact */
     for (int64_t t = blockIdx.y; t < a.nb * a.nz; t += gridDim.y) {
         int64_t J, c0, c1;
         if (!bs_range(a, t, &J, &c0, &c1)) continue; /* uniform over the warp */
