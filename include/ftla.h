@@ -99,8 +99,9 @@ typedef struct {
                            -1 = automatic (host data: yes; _gpu: no), 0 = never, 1 = always */
     int nb;           /**< ft_dgeqrf block size; 0 = automatic */
     int verify_every; /**< ft_dgeqrf online verification every q panels; 0 = only at the end */
-    int crossover;    /**< ft_dgeqrf: min(m,n) below this goes straight to LAPACK; 0 = automatic,
-                           -1 = never (always run the blocked driver) */
+    int crossover;    /**< ft_dgeqrf: min(m,n) <= crossover (> 0) runs plain host LAPACK,
+                           UNPROTECTED (the report counts it unchecked); 0 or -1 = never: every
+                           size runs the protected driver (default) */
     int verbose;      /**< 0 quiet, 1 one line per call, 2 per detected event */
     int serial_encode;/**< ft_dgemm on CUDA: 0 = encode the operands on a side stream while the
                            product runs (default), 1 = encode before the product on the main

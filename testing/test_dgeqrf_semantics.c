@@ -22,6 +22,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "test_dgeqrf_common.h"
 
+#include <math.h>
 #include <stdio.h>
 
 #ifdef FTLA_HAVE_CUDA
@@ -91,9 +92,10 @@ static void one(tu_rng_t *rng, int64_t m, int64_t n, int64_t lda, int nb, int cr
     if (k > 0)
         TU_CHECK(rep.backend == tu_expected_backend(g_dev), "%s %lldx%lld: backend %d, asked %s",
                  what, (long long)m, (long long)n, (int)rep.backend, tu_device_name(g_dev));
-    /* checks run exactly when the protected blocked driver runs: not with protection off, not
-     * on the LAPACK path below the crossover (0 = automatic 128, -1 = never), not for k = 0 */
-    const int lapack_path = crossover >= 0 && k <= (crossover == 0 ? 128 : crossover);
+    /* checks run exactly when the protected blocked driver runs: every size by default
+     * (crossover 0 or -1); not with protection off, not for k = 0; an explicit crossover > 0
+     * sends min(m,n) <= crossover to plain LAPACK, reported as unchecked */
+    const int lapack_path = crossover > 0 && k <= crossover;
     if (k > 0 && protect && !lapack_path)
         TU_CHECK(rep.checks > 0 && rep.unchecked == 0, "%s %lldx%lld: checks %lld unchecked %lld",
                  what, (long long)m, (long long)n, (long long)rep.checks,
@@ -102,6 +104,9 @@ static void one(tu_rng_t *rng, int64_t m, int64_t n, int64_t lda, int nb, int cr
         TU_CHECK(rep.checks == 0, "%s %lldx%lld (protect %d, %s): %lld checks", what,
                  (long long)m, (long long)n, protect, lapack_path ? "LAPACK path" : "blocked",
                  (long long)rep.checks);
+    if (k > 0 && lapack_path)
+        TU_CHECK(rep.unchecked == 1, "%s %lldx%lld: the LAPACK path must be reported unchecked "
+                 "(unchecked %lld)", what, (long long)m, (long long)n, (long long)rep.unchecked);
     TU_CHECK(tau[k] == POISON, "%s %lldx%lld: tau[min(m,n)] written", what, (long long)m,
              (long long)n);
     int pad_ok = 1;
@@ -146,11 +151,56 @@ static void test_results(tu_rng_t *rng)
     /* protection off: the same driver without checksums */
     one(rng, 257, 257, 257, 32, -1, 0, "protect off");
     one(rng, 300, 120, 311, 32, -1, 0, "protect off, tall, lda > m");
-    /* the LAPACK crossover: automatic (128) and forced */
-    one(rng, 100, 100, 100, 32, 0, 1, "crossover automatic");
-    one(rng, 300, 120, 300, 32, 0, 1, "crossover automatic, tall");
-    one(rng, 300, 120, 300, 32, 120, 1, "crossover 120");
-    one(rng, 260, 260, 260, 32, 0, 1, "above the automatic crossover");
+    /* small and tall-skinny sizes are protected by default (crossover 0); an explicit
+     * crossover sends them to LAPACK, unchecked */
+    one(rng, 100, 100, 100, 32, 0, 1, "small, default (protected)");
+    one(rng, 300, 120, 300, 32, 0, 1, "tall-skinny, default (protected)");
+    one(rng, 1, 1, 1, 0, 0, 1, "1 x 1, default (protected)");
+    one(rng, 5, 3, 7, 0, 0, 1, "5 x 3, default (protected)");
+    one(rng, 3, 5, 3, 0, 0, 1, "3 x 5, default (protected)");
+    one(rng, 1000, 2, 1000, 0, 0, 1, "1000 x 2, default (protected)");
+    one(rng, 300, 120, 300, 32, 120, 1, "crossover 120 (LAPACK, unchecked)");
+    one(rng, 260, 260, 260, 32, 0, 1, "260, default (protected)");
+}
+
+/* NaN in the input: factored as LAPACK does (status 0, NaN spreads), never "corrected"; the
+ * report says the checks could not be evaluated. Small and large sizes alike. */
+static void test_nan(tu_rng_t *rng)
+{
+    const int sizes[2][2] = {{50, 40}, {300, 200}};
+    for (int c = 0; c < 2; c++) {
+        const int m = sizes[c][0], n = sizes[c][1];
+        ft_context_t *ctx = make_ctx(0, 0, 1);
+        double *A = malloc((size_t)m * n * sizeof(double)), *L = malloc((size_t)m * n * sizeof(double));
+        double tau[200], taul[200], work[200 * 64], lw = 0;
+        tu_fill(rng, m, n, A, m);
+        A[m / 2 + (n / 2) * m] = NAN;
+        memcpy(L, A, (size_t)m * n * sizeof(double));
+        ft_report_t rep;
+        tu_poison_report(&rep);
+        ft_int info = -99;
+        int st = ft_dgeqrf_ex(ctx, m, n, A, m, tau, work, 200 * 64, &info, &rep);
+        lapack_int li = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, L, m, taul, &lw, -1);
+        double *lwk = malloc((size_t)lw * sizeof(double));
+        li = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, m, n, L, m, taul, lwk, (lapack_int)lw);
+        /* the NaN spreads into R and the trailing columns (the exact pattern depends on the
+         * blocking); what matters: it is not removed and nothing is "corrected" */
+        int64_t nan_ftla = 0, nan_lapack = 0;
+        for (int64_t i = 0; i < (int64_t)m * n; i++) {
+            nan_ftla += isnan(A[i]) != 0;
+            nan_lapack += isnan(L[i]) != 0;
+        }
+        TU_CHECK(st == 0 && info == 0 && li == 0, "NaN input %dx%d: status %d info %d lapack %d",
+                 m, n, st, (int)info, (int)li);
+        TU_CHECK(rep.detected == 0 && rep.corrected == 0 && rep.unchecked >= 1,
+                 "NaN input %dx%d: detected %lld corrected %lld unchecked %lld", m, n,
+                 (long long)rep.detected, (long long)rep.corrected, (long long)rep.unchecked);
+        TU_CHECK(nan_ftla > 0 && nan_lapack > 0 && isnan(A[(n - 1) + (n - 1) * m]),
+                 "NaN input %dx%d: NaN not propagated (%lld NaN, LAPACK %lld)", m, n,
+                 (long long)nan_ftla, (long long)nan_lapack);
+        free(A), free(L), free(lwk);
+        ft_context_destroy(ctx);
+    }
 }
 
 static void test_query(void)
@@ -273,6 +323,7 @@ int main(int argc, char **argv)
     tu_rng_t rng;
     tu_seed(&rng, 2024);
     test_results(&rng);
+    test_nan(&rng);
     test_query();
     test_args();
 #ifdef FTLA_HAVE_CUDA

@@ -76,12 +76,15 @@ static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_in
     g.q = g.pol.verify_every;
     g.host = be->kind == FT_DEVICE_CPU;
     g.prof = c->ctx->policy.verbose >= 1;
-    const int64_t cross = g.pol.crossover == 0 ? 128 : g.pol.crossover;
     const int host_on_gpu = !is_gpu && !g.host;
 
-    if (cross >= 0 && k <= cross) {
-        ft_log(c->ctx, 1, "%s m=%d n=%d: min(m,n) <= crossover %lld: LAPACK dgeqrf, unprotected",
-               c->name, m, n, (long long)cross);
+    /* The checksum columns work at any size, so every size is protected by default
+     * (crossover 0 or -1). Only an explicit crossover > 0 sends small problems to plain LAPACK,
+     * and the report then says the result is unchecked. */
+    if (g.pol.crossover > 0 && k <= g.pol.crossover) {
+        ft_log(c->ctx, 1, "%s m=%d n=%d: min(m,n) <= crossover %d: LAPACK dgeqrf, UNCHECKED",
+               c->name, m, n, g.pol.crossover);
+        c->rep.unchecked++;
         return crossover_path(c, is_gpu, m, n, A, lda, tau);
     }
     FT_CHECK(ft_call_queue(c, &g.qs));

@@ -3,6 +3,7 @@
 
 #include <lapacke.h>
 #include <limits.h>
+#include <stdlib.h>
 
 static int fits(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
@@ -38,7 +39,17 @@ int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau)
 {
     if (m == 0 || n == 0) return FT_SUCCESS;
     if (!fits(m) || !fits(n) || !fits(lda) || lda < (m > 1 ? m : 1)) return FT_ERR_LAPACK;
-    lapack_int info = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, A,
-                                     (lapack_int)lda, tau);
+    /* the _work interface: LAPACK's semantics exactly (the high-level LAPACKE_dgeqrf refuses
+     * NaN input, where LAPACK's dgeqrf factors it and returns 0) */
+    double q = 0.0;
+    lapack_int info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, A,
+                                          (lapack_int)lda, tau, &q, -1);
+    if (info != 0) return FT_ERR_LAPACK;
+    lapack_int lwork = q > (double)n ? (lapack_int)q : (lapack_int)(n > 1 ? n : 1);
+    double *work = malloc((size_t)lwork * sizeof(double));
+    if (!work) return FT_ERR_ALLOC;
+    info = LAPACKE_dgeqrf_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, A,
+                               (lapack_int)lda, tau, work, lwork);
+    free(work);
     return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
 }
