@@ -162,38 +162,68 @@ static int col_status(const gemm_t *g, const tile_t *t, int64_t j)
                      t->csa[j]);
 }
 
-/* Correct elements (rows[e], cols[e]) from the row checks (by_row) or the column checks:
- * zero them, recompute the sums, set each to prediction minus the sum of the others. Exact
- * even when the corrupted value is Inf or NaN. Each element must be alone in its row (by_row)
- * or column. */
+/* Can an element be recomputed from the operands? (beta = 0, or the input C is kept.) */
+static int can_recompute(const gemm_t *g) { return g->beta == 0.0 || g->hostC || g->Cb; }
+
+/* Recompute element (i, j) of C (global indices) as its own dot product,
+ * C(i,j) = alpha op(A)(i,:) op(B)(:,j) + beta C0(i,j): O(k), and as accurate as an element that
+ * was never corrupted (a value rebuilt from the checksums carries an error of about u times the
+ * whole check's sum). Needs can_recompute(g). */
+static int elem_recompute(gemm_t *g, int64_t i, int64_t j, double *v)
+{
+    double *c = g->C + ft_ix(i, j, g->ldc);
+    if (g->beta != 0.0) {
+        if (g->hostC)
+            FT_CHECK(g->be->set_matrix(g->qm, 1, 1, g->hostC + ft_ix(i, j, g->hostldc), 1, c, 1));
+        else
+            FT_CHECK(g->be->copy_matrix(g->qm, 1, 1, g->Cb + ft_ix(i, j, g->m), 1, c, 1));
+    }
+    FT_CHECK(g->be->dgemm(g->qm, g->ta, g->tb, 1, 1, g->k, g->alpha, dgemm_opa_rows(g, i), g->lda,
+                          dgemm_opb_cols(g, j), g->ldb, g->beta, c, g->ldc));
+    return g->be->get_elem(g->qm, c, v);
+}
+
+/* Correct elements (rows[e], cols[e]) of the tile: recomputed as their own dot products when
+ * possible; otherwise (beta != 0 without a copy of the input C) from the row checks (by_row) or
+ * the column checks: zero them, recompute the sums, set each to prediction minus the sum of the
+ * others — exact even when the corrupted value is Inf or NaN. Each element must then be alone in
+ * its row (by_row) or column. */
 static int tile_fix(gemm_t *g, tile_t *t, const int64_t *rows, const int64_t *cols, int ne,
                     int by_row)
 {
     double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
-    double before[MAX_TILE_FIX];
-    /* The sum of the others is the computed sum minus the corrupted value, unless that value
-     * is Inf/NaN or dominates the sum (the subtraction would cancel catastrophically): then
-     * zero the elements and sum again (one more round trip). */
-    int resum = 0;
-    for (int e = 0; e < ne; e++) {
-        FT_CHECK(g->be->get_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc),
-                                 &before[e]));
-        double others = by_row ? t->rsa[rows[e]] - fabs(before[e]) : t->csa[cols[e]] - fabs(before[e]);
-        if (!isfinite(before[e]) || !(fabs(before[e]) <= others)) resum = 1;
-    }
-    if (resum) {
+    double before[MAX_TILE_FIX], after[MAX_TILE_FIX];
+    for (int e = 0; e < ne; e++)
+        FT_CHECK(g->be->get_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), &before[e]));
+    if (can_recompute(g)) {
         for (int e = 0; e < ne; e++)
-            FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), 0.0));
-        FT_CHECK(tile_sums(g, t));
+            FT_CHECK(elem_recompute(g, t->i0 + rows[e], t->j0 + cols[e], &after[e]));
+    } else {
+        /* The sum of the others is the computed sum minus the corrupted value, unless that value
+         * is Inf/NaN or dominates the sum (the subtraction would cancel catastrophically): then
+         * zero the elements and sum again (one more round trip). */
+        int resum = 0;
+        for (int e = 0; e < ne; e++) {
+            double others = by_row ? t->rsa[rows[e]] - fabs(before[e])
+                                   : t->csa[cols[e]] - fabs(before[e]);
+            if (!isfinite(before[e]) || !(fabs(before[e]) <= others)) resum = 1;
+        }
+        if (resum) {
+            for (int e = 0; e < ne; e++)
+                FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), 0.0));
+            FT_CHECK(tile_sums(g, t));
+        }
+        for (int e = 0; e < ne; e++) {
+            after[e] = by_row ? t->pe[rows[e]] - t->rse[rows[e]] : t->qe[cols[e]] - t->cse[cols[e]];
+            if (!resum) after[e] += before[e];
+            FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), after[e]));
+        }
     }
     for (int e = 0; e < ne; e++) {
-        double v = by_row ? t->pe[rows[e]] - t->rse[rows[e]] : t->qe[cols[e]] - t->cse[cols[e]];
-        if (!resum) v += before[e];
-        FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), v));
         ft_report_event(g->rep, FT_EVENT_CORRECTED, FT_REGION_C, t->i0 + rows[e],
-                        t->j0 + cols[e], t->I * g->nb + t->J, before[e], v);
+                        t->j0 + cols[e], t->I * g->nb + t->J, before[e], after[e]);
         ft_log(g->ctx, 2, "dgemm: corrected C(%lld,%lld) %.17g -> %.17g",
-               (long long)(t->i0 + rows[e]), (long long)(t->j0 + cols[e]), before[e], v);
+               (long long)(t->i0 + rows[e]), (long long)(t->j0 + cols[e]), before[e], after[e]);
     }
     return FT_SUCCESS;
 }
