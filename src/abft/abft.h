@@ -87,20 +87,34 @@ FT_HD int abft_is_checksum_only(int outcome)
 /*
  * Threshold of one check (a sum of T elements of C = alpha*op(A)*op(B) + beta*C0 along a row of
  * a tile, or along a column), compared with its prediction. With
- *   g  >= sum over the T elements of |op(A)(i,:)| |op(B)(:,j)|   (||op(A)(i,:)||_1 * max_l z(l),
- *         z = block row sums of |op(B)|; docs/thresholds.md)
- *   h  =  sum over the T elements of |C0(i,j)|
- *   s  =  sum over the T elements of |C(i,j)| (computed result)
+ *   g = gnorm * gmax >= sum over the T elements of |op(A)(i,:)| |op(B)(:,j)|: for a row check
+ *       gnorm = ||op(A)(i,:)||_1 and gmax = max_l z(l), z = block row sums of |op(B)|; for a
+ *       column check gnorm = ||op(B)(:,j)||_1 and gmax = max_l of the block column sums of
+ *       |op(A)| (docs/thresholds.md);
+ *   h = sum over the T elements of |C0(i,j)|;  s = sum over the T elements of |C(i,j)|;
  * the computed check and prediction differ by at most
- *   gamma_{2k+2T+4} (|alpha| g + |beta| h) + gamma_T s   (+ underflow terms)
- * We flag above tol * that bound: never on rounding alone, whatever the scaling of the data.
+ *   gamma_{2k+2T+4} (|alpha| g + |beta| h) + gamma_T s
+ *   + (eta/2) [ |alpha| (k T + T gnorm + k + 1) + |beta| (T + 1) + T + 2 ]
+ * The last line is gradual underflow, each underflowing product losing up to eta/2 absolutely:
+ * the k T products of the T elements' dot products and the k of the prediction (all scaled by
+ * alpha), the T weighted sums of the encoded operand (w_j x for subnormal x) — amplified by the
+ * other operand's norm gnorm and by alpha, which is why it cannot be a constant — and the T + 1
+ * weighted sums of C0 and of C. We flag above tol * that bound (twice the underflow part):
+ * never on rounding alone, whatever the scaling of the data.
+ * Evaluation order keeps the threshold finite whenever the bound is representable: the small
+ * factors (u, eta) are applied before the large ones (gnorm, gmax), so data near 1e+152 whose
+ * product is finite do not overflow the threshold.
  */
-FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double g,
-                      double h, double s)
+FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,
+                      double gmax, double h, double s)
 {
-    double kk = (double)k, tt = (double)T;
-    double bound = (2.0 * kk + 2.0 * tt + 4.0) * (fabs(alpha) * g + fabs(beta) * h) + (tt + 1.0) * s;
-    return tol * (ABFT_U * bound + (kk + 2.0) * (tt + 1.0) * 4.0 * ABFT_ETA);
+    const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
+    const double c = tol * ABFT_U * (2.0 * kk + 2.0 * tt + 4.0);
+    const double gterm = ((c * aa) * gnorm) * gmax;
+    const double rest = c * bb * h + tol * ABFT_U * (tt + 1.0) * s;
+    const double under = tol * ABFT_ETA * (aa * (kk * tt + kk + 1.0) + bb * (tt + 1.0) + tt + 2.0) +
+                         ((tol * ABFT_ETA * tt) * aa) * gnorm;
+    return gterm + rest + under;
 }
 
 /* The computed-sum part of the threshold, gamma_T * s (abft_tau with g = h = 0, no eta). */
@@ -114,16 +128,24 @@ FT_HD double abft_tau_s(double tol, int64_t T, double s)
  * (plain) and dw = sw - pw (weighted), bound ingredients g, h, s as for abft_tau.
  * Returns ABFT_UNVERIFIABLE when the input part of the bound is not finite (NaN/Inf inputs or
  * overflow: the result is whatever IEEE arithmetic gives, not a soft error); ABFT_FAIL_BOTH when
- * the computed sum is not finite under a finite bound (an exponent flip to Inf/NaN); else
+ * the computed sum is not finite although valid data could not make it so (an exponent flip to
+ * Inf/NaN) — ABFT_UNVERIFIABLE when the valid sum itself may overflow; else
  * abft_compare against the full bound. *tau receives the threshold used.
  */
-FT_HD int abft_check(double tol, int64_t k, int64_t T, double alpha, double beta, double g,
-                     double h, double s, double de, double dw, double *tau)
+FT_HD int abft_check(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,
+                     double gmax, double h, double s, double de, double dw, double *tau)
 {
-    double t = abft_tau(tol, k, T, alpha, beta, g, h, 0.0);
+    double t = abft_tau(tol, k, T, alpha, beta, gnorm, gmax, h, 0.0);
     *tau = t;
     if (!isfinite(t)) return ABFT_UNVERIFIABLE;
-    if (!isfinite(s)) return ABFT_FAIL_BOTH;
+    if (!isfinite(s)) {
+        /* The sum of |C| over the check is at most |alpha| g + |beta| h (+ rounding): when that
+         * is far below the overflow threshold, a non-finite sum can only come from a corrupted
+         * element (an exponent flip to Inf/NaN); near it, the sum of valid elements may itself
+         * overflow, and the check cannot be evaluated. */
+        double G = fabs(alpha) * gnorm * gmax + fabs(beta) * h;
+        return isfinite(G) && G < DBL_MAX / 4 ? ABFT_FAIL_BOTH : ABFT_UNVERIFIABLE;
+    }
     t += abft_tau_s(tol, T, s);
     *tau = t;
     return abft_compare(de, dw, t);

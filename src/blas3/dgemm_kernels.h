@@ -48,7 +48,7 @@ FT_HD int dgemm_row_check(const dgemm_rowcheck_args_t *a, int64_t i, int64_t J, 
     }
     *de = a->sums[i + 2 * J * m] - pe;
     *dw = a->sums[i + (2 * J + 1) * m] - pw;
-    int r = abft_check(a->tol, a->k, a->T, a->alpha, a->beta, a->anorm[i] * a->zmax[J], h,
+    int r = abft_check(a->tol, a->k, a->T, a->alpha, a->beta, a->anorm[i], a->zmax[J], h,
                        a->abss[i + J * m], *de, *dw, tau);
     return r == ABFT_UNVERIFIABLE ? 2 : r != ABFT_PASS;
 }

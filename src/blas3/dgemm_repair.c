@@ -22,6 +22,7 @@ typedef struct {
     int64_t I, J, i0, j0, mI, nJ;
     /* rows (length mI): predictions, thresholds' g and h, computed sums */
     double *pe, *pw, *rg, *rh, *rse, *rsw, *rsa;
+    double rgmax, cgmax; /* the gmax factors of the row and column thresholds (abft_tau) */
     /* columns (length nJ) */
     double *qe, *qw, *cg, *ch, *cse, *csw, *csa;
     double *host; /* landing buffer of tile_gather (GR_N mI + GC_N nJ + 2) */
@@ -115,10 +116,12 @@ static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
         t->csa[j] = hc[GC_SA * nJ + j];
     }
     if (!predict) return FT_SUCCESS;
+    t->rgmax = hs[0];
+    t->cgmax = hs[1];
     for (int64_t i = 0; i < mI; i++) {
         t->pe[i] = g->alpha * hr[GR_PE * mI + i];
         t->pw[i] = g->alpha * hr[GR_PW * mI + i];
-        t->rg[i] = hr[GR_AN * mI + i] * hs[0];
+        t->rg[i] = hr[GR_AN * mI + i]; /* g = ||op(A)(i,:)||_1 * zmax(J), as two factors */
         t->rh[i] = 0.0;
         if (g->have_c0) {
             t->pe[i] += g->beta * hr[GR_C0E * mI + i];
@@ -129,7 +132,7 @@ static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
     for (int64_t j = 0; j < nJ; j++) {
         t->qe[j] = g->alpha * hc[GC_QE * nJ + j];
         t->qw[j] = g->alpha * hc[GC_QW * nJ + j];
-        t->cg[j] = hs[1] * hc[GC_BN * nJ + j];
+        t->cg[j] = hc[GC_BN * nJ + j]; /* g = ||op(B)(:,j)||_1 * max column sum of |A(I,:)| */
         t->ch[j] = 0.0;
         if (g->have_c0) {
             t->qe[j] += g->beta * hc[GC_C0E * nJ + j];
@@ -144,22 +147,23 @@ static int tile_sums(gemm_t *g, tile_t *t) { return tile_gather(g, t, 0, t->host
 
 /* One check pair with the shared decision rule (abft_check): ABFT_UNVERIFIABLE, ABFT_PASS, or
  * the failing bits (ABFT_FAIL_PLAIN | ABFT_FAIL_WEIGHTED). */
-static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gg, double hh,
-                     double se, double sw, double sa)
+static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gnorm,
+                     double gmax, double hh, double se, double sw, double sa)
 {
     double tau;
-    return abft_check(g->pol.tol, g->k, T, g->alpha, g->beta, gg, hh, sa, se - pe, sw - pw, &tau);
+    return abft_check(g->pol.tol, g->k, T, g->alpha, g->beta, gnorm, gmax, hh, sa, se - pe,
+                      sw - pw, &tau);
 }
 
 static int row_status(const gemm_t *g, const tile_t *t, int64_t i)
 {
-    return check_one(g, g->T, t->pe[i], t->pw[i], t->rg[i], t->rh[i], t->rse[i], t->rsw[i],
-                     t->rsa[i]);
+    return check_one(g, g->T, t->pe[i], t->pw[i], t->rg[i], t->rgmax, t->rh[i], t->rse[i],
+                     t->rsw[i], t->rsa[i]);
 }
 static int col_status(const gemm_t *g, const tile_t *t, int64_t j)
 {
-    return check_one(g, g->T, t->qe[j], t->qw[j], t->cg[j], t->ch[j], t->cse[j], t->csw[j],
-                     t->csa[j]);
+    return check_one(g, g->T, t->qe[j], t->qw[j], t->cg[j], t->cgmax, t->ch[j], t->cse[j],
+                     t->csw[j], t->csa[j]);
 }
 
 /* Can an element be recomputed from the operands? (beta = 0, or the input C is kept.) */
@@ -381,8 +385,8 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
             int64_t i = R[r];
             double de = t.rse[i] - t.pe[i], dw = t.rsw[i] - t.pw[i];
             double x1 = (dw - w0 * de) / (w1 - w0), x0 = de - x1;
-            double tau = abft_tau(g->pol.tol, g->k, g->T, g->alpha, g->beta, t.rg[i], t.rh[i],
-                                  t.rsa[i]);
+            double tau = abft_tau(g->pol.tol, g->k, g->T, g->alpha, g->beta, t.rg[i], t.rgmax,
+                                  t.rh[i], t.rsa[i]);
             if (!isfinite(x0) || !isfinite(x1)) ok = 0;
             for (int c = 0; c < 2 && ok; c++)
                 if (fabs(c ? x1 : x0) > tau) {
