@@ -271,6 +271,100 @@ static int tile_clean(const gemm_t *g, const tile_t *t)
     return 1;
 }
 
+/* Is the stored prediction of row i (P, computed beside the product) intact? It is computed
+ * again, op(A)(i,:) Y_J (O(k)), and compared: the same product computed twice differs only by
+ * rounding, which the row's threshold covers; a corrupted stored value differs by more. */
+static int prediction_intact(gemm_t *g, tile_t *t, int64_t i, int *intact)
+{
+    double *d = g->tmp, *h = t->host;
+    FT_CHECK(g->be->dgemm(g->qm, g->ta, 'N', 1, 2, g->k, 1.0, dgemm_opa_rows(g, t->i0 + i), g->lda,
+                          g->Y + 2 * t->J * g->k, g->k, 0.0, d, 1));
+    FT_CHECK(g->be->copy_matrix(g->qm, 1, 2, g->P + t->i0 + i + 2 * t->J * g->m, g->m, d + 2, 1));
+    FT_CHECK(g->be->get_matrix(g->qm, 4, 1, d, 4, h, 4));
+    FT_CHECK(g->be->sync(g->qm));
+    double tau;
+    int cmp = abft_check(g->pol.tol, g->k, g->T, g->alpha, 0.0, t->rg[i], t->rgmax, 0.0, 0.0,
+                         g->alpha * (h[0] - h[2]), g->alpha * (h[1] - h[3]), &tau);
+    *intact = cmp == ABFT_PASS;
+    return FT_SUCCESS;
+}
+
+/* Rows of a tile where only one of the two row checks fails and no column check fails: a
+ * corrupted checksum, or a data error small enough (between about tau and 3 tau) to fail the
+ * plain check alone. Decided by recomputing, never guessed: the row's prediction is computed
+ * again (prediction_intact). Corrupted: the checksum was hit, the data are intact and left as
+ * they are. Intact: the row segment of C is wrong; it is recomputed from the operands when the
+ * input C is available (or beta = 0) and the row checked again, else reported uncorrectable. A
+ * row that still fails one check after its recomputation had a corrupted C0 checksum. */
+static int half_rows(gemm_t *g, tile_t *t, const int64_t *R1, int64_t nR1, int *uncorrectable)
+{
+    const int64_t step = t->I * g->nb + t->J;
+    int64_t redo[MAX_TILE_FIX], nredo = 0;
+    for (int64_t r = 0; r < nR1; r++) {
+        const int64_t i = R1[r];
+        int intact = 0;
+        if (r < MAX_TILE_FIX) FT_CHECK(prediction_intact(g, t, i, &intact));
+        if (!intact) {
+            g->rep->checksum_errors++;
+            ft_report_event(g->rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, t->i0 + i, -1, step,
+                            0.0, 0.0);
+            ft_log(g->ctx, 2, "dgemm: corrupted row checksum, row %lld of tile (%lld,%lld), "
+                   "data intact", (long long)(t->i0 + i), (long long)t->I, (long long)t->J);
+        } else if (can_recompute(g)) {
+            redo[nredo++] = i;
+        } else {
+            *uncorrectable = 1;
+            g->rep->detected++;
+            g->rep->uncorrectable++;
+            ft_report_event(g->rep, FT_EVENT_UNCORRECTABLE, FT_REGION_C, t->i0 + i, -1, step, 0.0,
+                            0.0);
+            ft_log(g->ctx, 1, "dgemm: small data error in row %lld of tile (%lld,%lld), no copy "
+                   "of the input C to recompute it", (long long)(t->i0 + i), (long long)t->I,
+                   (long long)t->J);
+        }
+    }
+    if (!nredo) return FT_SUCCESS;
+    for (int64_t r = 0; r < nredo; r++) {
+        const int64_t i = t->i0 + redo[r];
+        double *c = g->C + ft_ix(i, t->j0, g->ldc);
+        if (g->beta != 0.0) {
+            if (g->hostC)
+                FT_CHECK(g->be->set_matrix(g->qm, 1, t->nJ, g->hostC + ft_ix(i, t->j0, g->hostldc),
+                                           g->hostldc, c, g->ldc));
+            else
+                FT_CHECK(g->be->copy_matrix(g->qm, 1, t->nJ, g->Cb + ft_ix(i, t->j0, g->m), g->m, c,
+                                            g->ldc));
+        }
+        FT_CHECK(g->be->dgemm(g->qm, g->ta, g->tb, 1, t->nJ, g->k, g->alpha, dgemm_opa_rows(g, i),
+                              g->lda, dgemm_opb_cols(g, t->j0), g->ldb, g->beta, c, g->ldc));
+    }
+    FT_CHECK(tile_sums(g, t));
+    for (int64_t r = 0; r < nredo; r++) {
+        const int64_t i = redo[r];
+        const int st = row_status(g, t, i);
+        if (st == ABFT_PASS) {
+            g->rep->detected++;
+            g->rep->located++;
+            g->rep->corrected++;
+            g->rep->recomputed++;
+            ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, t->i0 + i, -1, step, 0.0, 0.0);
+            ft_log(g->ctx, 2, "dgemm: row %lld of tile (%lld,%lld) held a small data error: "
+                   "recomputed", (long long)(t->i0 + i), (long long)t->I, (long long)t->J);
+        } else if (abft_is_checksum_only(st)) {
+            g->rep->checksum_errors++;
+            ft_report_event(g->rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, t->i0 + i, -1, step,
+                            0.0, 0.0);
+        } else {
+            *uncorrectable = 1;
+            g->rep->detected++;
+            g->rep->uncorrectable++;
+            ft_report_event(g->rep, FT_EVENT_UNCORRECTABLE, FT_REGION_C, t->i0 + i, -1, step, 0.0,
+                            0.0);
+        }
+    }
+    return FT_SUCCESS;
+}
+
 /* Locate, correct or recompute the errors of one flagged tile. */
 static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
 {
@@ -312,20 +406,16 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
         if (col_status(g, &t, j) > ABFT_PASS) S[nS++] = j;
     if (nS > 0) /* with failing columns, a half-failing row is a small data error */
         for (int64_t r = 0; r < nR1; r++) R[nR++] = R1[r];
-    int64_t ichk = nR1 > 0 ? R1[0] : -1;
-    free(R1);
 
-    /* Only one of a row's two checks fails and no column does: the checksum is corrupt. */
+    /* Only one of a row's two checks fails and no column does: a corrupted checksum, or a data
+     * error small enough (between about tau and 3 tau) to fail the plain check alone. Decided by
+     * recomputing, never guessed (half_rows). */
     if (nR == 0 && nS == 0) {
-        if (nR1 > 0) {
-            g->rep->checksum_errors += nR1;
-            ft_report_event(g->rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, t.i0 + ichk, -1,
-                            I * g->nb + J, 0.0, 0.0);
-            ft_log(g->ctx, 2, "dgemm: corrupted row checksum in tile (%lld,%lld), data intact",
-                   (long long)I, (long long)J);
-        }
+        st = nR1 > 0 ? half_rows(g, &t, R1, nR1, uncorrectable) : FT_SUCCESS;
+        free(R1);
         goto out;
     }
+    free(R1);
     int64_t rows[MAX_TILE_FIX], cols[MAX_TILE_FIX];
     int ne = 0, fixed = 0;
     if (nR == 1 && nS >= 1 && nS <= MAX_TILE_FIX) {
