@@ -15,8 +15,8 @@
  * documented limit, library error), 77 when cuda is asked and unavailable, 2 on usage errors.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "testing_util.h"
 #include "test_dgeqrf_common.h"
+#include "testing_util.h"
 
 #include "abft/abft.h" /* the library's own threshold formulas: the documented-limit oracle */
 
@@ -30,21 +30,21 @@
 #include <strings.h>
 #include <time.h>
 
-#define MAXF 8          /* faults per trial */
-#define TOL_RATIO 30.0  /* accuracy ratios of the testers */
-#define TOL_ABFT 2.0    /* policy.tol default (docs/thresholds.md) */
+#define MAXF 8         /* faults per trial */
+#define TOL_RATIO 30.0 /* accuracy ratios of the testers */
+#define TOL_ABFT 2.0   /* policy.tol default (docs/thresholds.md) */
 
 enum { R_DGEMM = 0, R_DGEQRF = 1 };
 static const char *routine_name[2] = {"dgemm", "dgeqrf"};
 
 /* corruption kinds / bit classes */
 enum { BC_SIGN = 0, BC_EXP, BC_MHI, BC_MLO, BC_ADDE, BC_ADDT, BC_NONE, BC_COUNT };
-static const char *bc_name[BC_COUNT] = {"sign", "exponent", "mant32-51", "mant0-31",
-                                        "add-elem", "add-thr", "none"};
+static const char *bc_name[BC_COUNT] = {"sign",     "exponent", "mant32-51", "mant0-31",
+                                        "add-elem", "add-thr",  "none"};
 
 /* outcome classes */
 enum {
-    CL_CLEAN = 0,  /* no fault, nothing reported, within the contract */
+    CL_CLEAN = 0, /* no fault, nothing reported, within the contract */
     CL_MASKED,
     CL_CORRECTED,
     CL_REPORTED,
@@ -53,12 +53,12 @@ enum {
     CL_SILENT_ABOVE,
     CL_UNPROTECTED,
     CL_NOT_APPLIED,
-    CL_ERROR,      /* a status other than 0 / UNCORRECTABLE / NOT_RECOVERED */
+    CL_ERROR, /* a status other than 0 / UNCORRECTABLE / NOT_RECOVERED */
     CL_COUNT
 };
-static const char *cl_name[CL_COUNT] = {"clean", "masked", "corrected", "reported", "FALSE-ALARM",
-                                        "silent<lim", "SILENT>LIM", "unprotect", "not-appl",
-                                        "ERROR"};
+static const char *cl_name[CL_COUNT] = {"clean",       "masked",     "corrected",  "reported",
+                                        "FALSE-ALARM", "silent<lim", "SILENT>LIM", "unprotect",
+                                        "not-appl",    "ERROR"};
 static int cl_fails(int c) { return c == CL_FALSE_ALARM || c == CL_SILENT_ABOVE || c == CL_ERROR; }
 
 enum { SH_SQUARE = 0, SH_TALL, SH_WIDE, SH_TINY, SH_NEAR, SH_COUNT };
@@ -78,11 +78,11 @@ static const char *region_name(int r)
 
 typedef struct {
     int region, bc, bit;
-    double value, factor;     /* additive value; its factor (of |x| or of the limit) */
+    double value, factor; /* additive value; its factor (of |x| or of the limit) */
     int64_t row, col, step;
     int applied;
     double before, after, effect, limit;
-    int below;                /* effect <= documented limit (finite) */
+    int below; /* effect <= documented limit (finite) */
 } fault_rec_t;
 
 typedef struct {
@@ -135,7 +135,7 @@ static uint64_t trial_hash(uint64_t S, int routine, int64_t t)
     return mix(mix(mix(S) ^ (uint64_t)(routine + 1) * 0xD1B54A32D192ED03ull) ^ (uint64_t)t);
 }
 static double urand(tu_rng_t *r) { return (double)(tu_next(r) >> 11) * 0x1.0p-53; } /* [0,1) */
-static int64_t irand(tu_rng_t *r, int64_t lo, int64_t hi) /* [lo, hi] */
+static int64_t irand(tu_rng_t *r, int64_t lo, int64_t hi)                           /* [lo, hi] */
 {
     if (hi <= lo) return lo;
     return lo + (int64_t)(tu_next(r) % (uint64_t)(hi - lo + 1));
@@ -271,9 +271,13 @@ static int make_ctx(ft_context_t **ctx, const cfg_t *c, uint64_t seed)
 static int plan(ft_context_t *ctx, const fault_rec_t *f, int nf, int zero)
 {
     for (int i = 0; i < nf; i++) {
-        ft_fault_t g = {.region = (ft_region_t)f[i].region, .row = f[i].row, .col = f[i].col,
+        ft_fault_t g = {.region = (ft_region_t)f[i].region,
+                        .row = f[i].row,
+                        .col = f[i].col,
                         .bit = zero ? -1 : (f[i].bc <= BC_MLO ? f[i].bit : -1),
-                        .value = zero ? 0.0 : f[i].value, .call = -1, .step = f[i].step};
+                        .value = zero ? 0.0 : f[i].value,
+                        .call = -1,
+                        .step = f[i].step};
         int st = ft_inject_add(ctx, &g);
         if (st) return st;
     }
@@ -364,9 +368,8 @@ static void classify(trial_t *T)
         return;
     }
     if (T->ok) {
-        T->cls = (T->corrected || T->recomputed || T->checksum_errors || T->detected)
-                     ? CL_CORRECTED
-                     : CL_MASKED;
+        T->cls = (T->corrected || T->recomputed || T->checksum_errors || T->detected) ? CL_CORRECTED
+                                                                                      : CL_MASKED;
         return;
     }
     if (anyq) { /* an unprotected fault alone can put the result outside the contract */
@@ -391,7 +394,8 @@ static void classify(trial_t *T)
     else {
         T->note = "nothing detected";
         for (int i = 0; i < T->nf; i++)
-            if (T->f[i].applied && !isfinite(T->f[i].limit)) T->note = "limit not finite (checks off)";
+            if (T->f[i].applied && !isfinite(T->f[i].limit))
+                T->note = "limit not finite (checks off)";
     }
 }
 
@@ -431,7 +435,11 @@ static int pick_region(tu_rng_t *r, int mask)
 }
 
 /* Shape generator. dims of a T-block problem: returns the shape class. */
-static int64_t near(tu_rng_t *r, int64_t T) { int64_t v = T + irand(r, -2, 2); return v < 1 ? 1 : v; }
+static int64_t near(tu_rng_t *r, int64_t T)
+{
+    int64_t v = T + irand(r, -2, 2);
+    return v < 1 ? 1 : v;
+}
 
 /* ---- dgemm trial ------------------------------------------------------------------------------ */
 
@@ -449,9 +457,21 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
     int64_t m, n, k;
     switch (T->shape) {
     case SH_SQUARE: m = n = k = irand(&r, 9, 400); break;
-    case SH_TALL: m = irand(&r, 100, 400); n = irand(&r, 1, 64); k = irand(&r, 1, 300); break;
-    case SH_WIDE: m = irand(&r, 1, 64); n = irand(&r, 100, 400); k = irand(&r, 1, 300); break;
-    case SH_TINY: m = irand(&r, 1, 8); n = irand(&r, 1, 8); k = irand(&r, 1, 8); break;
+    case SH_TALL:
+        m = irand(&r, 100, 400);
+        n = irand(&r, 1, 64);
+        k = irand(&r, 1, 300);
+        break;
+    case SH_WIDE:
+        m = irand(&r, 1, 64);
+        n = irand(&r, 100, 400);
+        k = irand(&r, 1, 300);
+        break;
+    case SH_TINY:
+        m = irand(&r, 1, 8);
+        n = irand(&r, 1, 8);
+        k = irand(&r, 1, 8);
+        break;
     default: { /* around the tile: T-2..T+2, or 2T-2..2T+2 */
         int64_t mul = TT <= 128 ? irand(&r, 1, 2) : 1;
         m = urand(&r) < 0.7 ? near(&r, mul * TT) : irand(&r, 1, 300);
@@ -537,7 +557,8 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
         double as = f->region == FT_REGION_CHECKSUM ? fabs(T->alpha) : 1.0;
         if (f->bc == BC_ADDE) {
             double x = f->applied ? fabs(f->before) : 0.0;
-            if (!(x > 0.0) || !isfinite(x)) x = isfinite(f->limit) && f->limit > 0 ? 10 * f->limit : 1.0;
+            if (!(x > 0.0) || !isfinite(x))
+                x = isfinite(f->limit) && f->limit > 0 ? 10 * f->limit : 1.0;
             f->value = f->factor * x;
         } else if (f->bc == BC_ADDT) {
             double lim = isfinite(f->limit) && f->limit > 0 ? f->limit : 1.0;
@@ -604,9 +625,18 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
     int64_t m, n;
     switch (T->shape) {
     case SH_SQUARE: m = n = irand(&r, 9, 300); break;
-    case SH_TALL: m = irand(&r, 100, 400); n = irand(&r, 1, 100); break;
-    case SH_WIDE: m = irand(&r, 1, 100); n = irand(&r, 100, 400); break;
-    case SH_TINY: m = irand(&r, 1, 8); n = irand(&r, 1, 8); break;
+    case SH_TALL:
+        m = irand(&r, 100, 400);
+        n = irand(&r, 1, 100);
+        break;
+    case SH_WIDE:
+        m = irand(&r, 1, 100);
+        n = irand(&r, 100, 400);
+        break;
+    case SH_TINY:
+        m = irand(&r, 1, 8);
+        n = irand(&r, 1, 8);
+        break;
     default: {
         int64_t mul = irand(&r, 1, 3);
         m = urand(&r) < 0.7 ? near(&r, mul * NB) : irand(&r, 1, 300);
@@ -793,8 +823,9 @@ static void json_trial(FILE *fp, const trial_t *T, int first)
     fprintf(fp, ",\"nofault\":%s,\"faults\":[", T->nofault ? "true" : "false");
     for (int i = 0; i < T->nf; i++) {
         const fault_rec_t *f = &T->f[i];
-        fprintf(fp, "%s{\"region\":\"%s\",\"row\":%lld,\"col\":%lld,\"step\":%lld,"
-                    "\"class\":\"%s\",\"bit\":%d,\"value\":",
+        fprintf(fp,
+                "%s{\"region\":\"%s\",\"row\":%lld,\"col\":%lld,\"step\":%lld,"
+                "\"class\":\"%s\",\"bit\":%d,\"value\":",
                 i ? "," : "", region_name(f->region), (long long)f->row, (long long)f->col,
                 (long long)f->step, bc_name[f->bc], f->bit);
         jnum(fp, f->value);
@@ -808,9 +839,10 @@ static void json_trial(FILE *fp, const trial_t *T, int first)
         jnum(fp, f->limit);
         fprintf(fp, ",\"below_limit\":%s}", f->below ? "true" : "false");
     }
-    fprintf(fp, "],\"status\":%d,\"injected\":%lld,\"detected\":%lld,\"located\":%lld,"
-                "\"corrected\":%lld,\"uncorrectable\":%lld,\"checksum_errors\":%lld,"
-                "\"recomputed\":%lld,\"unchecked\":%lld,\"checks\":%lld,\"ratios\":[",
+    fprintf(fp,
+            "],\"status\":%d,\"injected\":%lld,\"detected\":%lld,\"located\":%lld,"
+            "\"corrected\":%lld,\"uncorrectable\":%lld,\"checksum_errors\":%lld,"
+            "\"recomputed\":%lld,\"unchecked\":%lld,\"checks\":%lld,\"ratios\":[",
             T->status, (long long)T->injected, (long long)T->detected, (long long)T->located,
             (long long)T->corrected, (long long)T->uncorrectable, (long long)T->checksum_errors,
             (long long)T->recomputed, (long long)T->unchecked, (long long)T->checks);
@@ -888,8 +920,24 @@ static void print_tables(const trial_t *tr, int64_t nt)
 /* ---- the stress set --------------------------------------------------------------------------- */
 
 enum {
-    K_UNIF = 0, K_SCALE, K_GROWS, K_GCOLS, K_SUBN, K_KAHAN, K_HILB, K_VAND, K_ZROWS, K_ZCOLS,
-    K_RANK1, K_RANKH, K_INT, K_HUGETINY, K_NAN, K_INF, K_ZERO, K_CANCEL
+    K_UNIF = 0,
+    K_SCALE,
+    K_GROWS,
+    K_GCOLS,
+    K_SUBN,
+    K_KAHAN,
+    K_HILB,
+    K_VAND,
+    K_ZROWS,
+    K_ZCOLS,
+    K_RANK1,
+    K_RANKH,
+    K_INT,
+    K_HUGETINY,
+    K_NAN,
+    K_INF,
+    K_ZERO,
+    K_CANCEL
 };
 
 /* Fill rows x cols X (ld rows) with kind; p = a parameter (scale, grading range exponent). */
@@ -974,10 +1022,13 @@ typedef struct {
     int64_t m, n, k;
     char ta, tb;
     double alpha, beta;
-    int ka; double pa; /* op(A) kind */
-    int kb; double pb; /* op(B) kind */
-    int kc; double pc; /* C0 kind */
-    int special;       /* 1: A = [X X], B = [Y; -Y]; 2: C0 = A B, beta = -1 */
+    int ka;
+    double pa; /* op(A) kind */
+    int kb;
+    double pb; /* op(B) kind */
+    int kc;
+    double pc;   /* C0 kind */
+    int special; /* 1: A = [X X], B = [Y; -Y]; 2: C0 = A B, beta = -1 */
     int tile;
 } gemm_case_t;
 
@@ -996,9 +1047,9 @@ static void stress_print(const stress_rec_t *s)
 {
     printf("%-6s %-38s st %-5d det %lld loc %lld cor %lld unc %lld cks %lld rec %lld unchk %-4lld"
            " ratio %-9.3g peer %-9.3g %s\n",
-           s->routine, s->name, s->status, (long long)s->det, (long long)s->loc,
-           (long long)s->cor, (long long)s->unc, (long long)s->cks, (long long)s->rec,
-           (long long)s->unchecked, s->ratio, s->peer, s->outcome);
+           s->routine, s->name, s->status, (long long)s->det, (long long)s->loc, (long long)s->cor,
+           (long long)s->unc, (long long)s->cks, (long long)s->rec, (long long)s->unchecked,
+           s->ratio, s->peer, s->outcome);
 }
 
 /* Elementwise IEEE agreement: NaN where the peer has NaN, the same Inf, finite entries close. */
@@ -1132,8 +1183,8 @@ static void stress_qr(const qr_case_t *c, stress_rec_t *s)
     ft_int info = 0;
     int st = make_ctx(&ctx, &cfg, 1);
     if (!st)
-        st = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)m, tau, work,
-                          (ft_int)(64 * n + 1), &info, &rep);
+        st = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)m, tau, work, (ft_int)(64 * n + 1),
+                          &info, &rep);
     ft_context_destroy(ctx);
     int pst = (int)LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (int)m, (int)n, AP, (int)m, taup);
     s->routine = "dgeqrf";
@@ -1184,46 +1235,78 @@ static int skipped(const char *routine, const char *name)
 static int run_stress(void)
 {
     static const gemm_case_t gc[] = {
-        {"scaled A 1e-300", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e-300, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"scaled A 1e+300", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+300, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"scaled A 1e+300 B 1e-300", 200, 200, 200, 'T', 'N', 1, 0, K_SCALE, 1e+300, K_SCALE, 1e-300, K_UNIF, 0, 0, 64},
-        {"scaled A,B 1e-150 (C ~ 1e-300)", 200, 200, 200, 'N', 'T', 1, 0, K_SCALE, 1e-150, K_SCALE, 1e-150, K_UNIF, 0, 0, 64},
-        {"scaled A,B 1e+150 (C ~ 1e+300)", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+150, K_SCALE, 1e+150, K_UNIF, 0, 0, 64},
-        {"scaled A,B 1e+152", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+152, K_SCALE, 1e+152, K_UNIF, 0, 0, 64},
-        {"scaled A 1e+300, beta 1, C0 1e+300", 200, 200, 200, 'N', 'N', 1, 1, K_SCALE, 1e+300, K_UNIF, 0, K_SCALE, 1e+300, 0, 64},
-        {"scaled A 1e-300, beta -1, C0 1e-300", 200, 200, 200, 'N', 'N', 1, -1, K_SCALE, 1e-300, K_UNIF, 0, K_SCALE, 1e-300, 0, 64},
-        {"graded rows A 1e-15..1e15", 256, 256, 256, 'N', 'N', 1, 0, K_GROWS, 15, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"graded cols B 1e-15..1e15", 256, 256, 256, 'N', 'N', 1, 0, K_UNIF, 0, K_GCOLS, 15, K_UNIF, 0, 0, 64},
-        {"graded rows A, cols B 1e-15..1e15", 256, 256, 256, 'T', 'T', 1, 0, K_GROWS, 15, K_GCOLS, 15, K_UNIF, 0, 0, 64},
-        {"graded along k: cols A, rows B", 256, 256, 256, 'N', 'N', 1, 0, K_GCOLS, 15, K_GROWS, 15, K_UNIF, 0, 0, 64},
-        {"subnormal entries in A", 200, 200, 200, 'N', 'N', 1, 0, K_SUBN, 1.0, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"subnormal entries in A, B", 200, 200, 200, 'N', 'N', 1, 0, K_SUBN, 1e-300, K_SUBN, 1e-10, K_UNIF, 0, 0, 64},
-        {"A 1e+300, B subnormal 1e-310", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+300, K_SCALE, 1e-310, K_UNIF, 0, 0, 64},
-        {"A 1e+300, B subnormal entries", 200, 200, 200, 'N', 'T', 1, 0, K_SCALE, 1e+300, K_SUBN, 1e-300, K_UNIF, 0, 0, 64},
-        {"alpha 1e+300, A 1, B subnormal 1e-310", 200, 200, 200, 'N', 'N', 1e300, 0, K_UNIF, 0, K_SCALE, 1e-310, K_UNIF, 0, 0, 64},
-        {"A subnormal 1e-310, B 1e+300", 200, 200, 200, 'T', 'N', 1, 0, K_SCALE, 1e-310, K_SCALE, 1e+300, K_UNIF, 0, 0, 64},
-        {"A 1e+300, B 1e-320 (deep subnormal)", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+300, K_SCALE, 1e-320, K_UNIF, 0, 0, 64},
-        {"alpha 1e+300, B 1e-320 (deep subnormal)", 200, 200, 200, 'N', 'T', 1e300, 0, K_UNIF, 0, K_SCALE, 1e-320, K_UNIF, 0, 0, 64},
-        {"A 1e-320 (deep subnormal), B 1e+300", 200, 200, 200, 'T', 'N', 1, 0, K_SCALE, 1e-320, K_SCALE, 1e+300, K_UNIF, 0, 0, 64},
-        {"A,B 1e-160 (products subnormal)", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e-160, K_SCALE, 1e-160, K_UNIF, 0, 0, 64},
+        {"scaled A 1e-300", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e-300, K_UNIF, 0, K_UNIF, 0, 0,
+         64},
+        {"scaled A 1e+300", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+300, K_UNIF, 0, K_UNIF, 0, 0,
+         64},
+        {"scaled A 1e+300 B 1e-300", 200, 200, 200, 'T', 'N', 1, 0, K_SCALE, 1e+300, K_SCALE,
+         1e-300, K_UNIF, 0, 0, 64},
+        {"scaled A,B 1e-150 (C ~ 1e-300)", 200, 200, 200, 'N', 'T', 1, 0, K_SCALE, 1e-150, K_SCALE,
+         1e-150, K_UNIF, 0, 0, 64},
+        {"scaled A,B 1e+150 (C ~ 1e+300)", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+150, K_SCALE,
+         1e+150, K_UNIF, 0, 0, 64},
+        {"scaled A,B 1e+152", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+152, K_SCALE, 1e+152,
+         K_UNIF, 0, 0, 64},
+        {"scaled A 1e+300, beta 1, C0 1e+300", 200, 200, 200, 'N', 'N', 1, 1, K_SCALE, 1e+300,
+         K_UNIF, 0, K_SCALE, 1e+300, 0, 64},
+        {"scaled A 1e-300, beta -1, C0 1e-300", 200, 200, 200, 'N', 'N', 1, -1, K_SCALE, 1e-300,
+         K_UNIF, 0, K_SCALE, 1e-300, 0, 64},
+        {"graded rows A 1e-15..1e15", 256, 256, 256, 'N', 'N', 1, 0, K_GROWS, 15, K_UNIF, 0, K_UNIF,
+         0, 0, 64},
+        {"graded cols B 1e-15..1e15", 256, 256, 256, 'N', 'N', 1, 0, K_UNIF, 0, K_GCOLS, 15, K_UNIF,
+         0, 0, 64},
+        {"graded rows A, cols B 1e-15..1e15", 256, 256, 256, 'T', 'T', 1, 0, K_GROWS, 15, K_GCOLS,
+         15, K_UNIF, 0, 0, 64},
+        {"graded along k: cols A, rows B", 256, 256, 256, 'N', 'N', 1, 0, K_GCOLS, 15, K_GROWS, 15,
+         K_UNIF, 0, 0, 64},
+        {"subnormal entries in A", 200, 200, 200, 'N', 'N', 1, 0, K_SUBN, 1.0, K_UNIF, 0, K_UNIF, 0,
+         0, 64},
+        {"subnormal entries in A, B", 200, 200, 200, 'N', 'N', 1, 0, K_SUBN, 1e-300, K_SUBN, 1e-10,
+         K_UNIF, 0, 0, 64},
+        {"A 1e+300, B subnormal 1e-310", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+300, K_SCALE,
+         1e-310, K_UNIF, 0, 0, 64},
+        {"A 1e+300, B subnormal entries", 200, 200, 200, 'N', 'T', 1, 0, K_SCALE, 1e+300, K_SUBN,
+         1e-300, K_UNIF, 0, 0, 64},
+        {"alpha 1e+300, A 1, B subnormal 1e-310", 200, 200, 200, 'N', 'N', 1e300, 0, K_UNIF, 0,
+         K_SCALE, 1e-310, K_UNIF, 0, 0, 64},
+        {"A subnormal 1e-310, B 1e+300", 200, 200, 200, 'T', 'N', 1, 0, K_SCALE, 1e-310, K_SCALE,
+         1e+300, K_UNIF, 0, 0, 64},
+        {"A 1e+300, B 1e-320 (deep subnormal)", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e+300,
+         K_SCALE, 1e-320, K_UNIF, 0, 0, 64},
+        {"alpha 1e+300, B 1e-320 (deep subnormal)", 200, 200, 200, 'N', 'T', 1e300, 0, K_UNIF, 0,
+         K_SCALE, 1e-320, K_UNIF, 0, 0, 64},
+        {"A 1e-320 (deep subnormal), B 1e+300", 200, 200, 200, 'T', 'N', 1, 0, K_SCALE, 1e-320,
+         K_SCALE, 1e+300, K_UNIF, 0, 0, 64},
+        {"A,B 1e-160 (products subnormal)", 200, 200, 200, 'N', 'N', 1, 0, K_SCALE, 1e-160, K_SCALE,
+         1e-160, K_UNIF, 0, 0, 64},
         {"Kahan A", 256, 256, 256, 'N', 'N', 1, 0, K_KAHAN, 0, K_UNIF, 0, K_UNIF, 0, 0, 64},
         {"Hilbert A, B", 200, 200, 200, 'N', 'N', 1, 0, K_HILB, 0, K_HILB, 0, K_UNIF, 0, 0, 64},
         {"Vandermonde A", 200, 200, 200, 'N', 'T', 1, 0, K_VAND, 0, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"zero rows A, zero cols B", 200, 200, 200, 'N', 'N', 1, 0.5, K_ZROWS, 0, K_ZCOLS, 0, K_UNIF, 0, 0, 64},
+        {"zero rows A, zero cols B", 200, 200, 200, 'N', 'N', 1, 0.5, K_ZROWS, 0, K_ZCOLS, 0,
+         K_UNIF, 0, 0, 64},
         {"rank 1 A, B", 200, 200, 200, 'N', 'N', 1, 0, K_RANK1, 0, K_RANK1, 0, K_UNIF, 0, 0, 64},
         {"rank n/2 A", 200, 200, 200, 'N', 'N', 1, 0, K_RANKH, 0, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"integers |x| <= 2^20", 200, 200, 200, 'N', 'N', 1, 1, K_INT, 0, K_INT, 0, K_INT, 0, 0, 64},
-        {"huge and tiny in one column of A", 200, 200, 200, 'N', 'N', 1, 0, K_HUGETINY, 0, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"cancelling: A=[X X], B=[Y; -Y]", 200, 200, 200, 'N', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0, K_UNIF, 0, 1, 64},
-        {"cancelling: C0 = AB, beta -1", 200, 200, 200, 'N', 'N', 1, -1, K_UNIF, 0, K_UNIF, 0, K_UNIF, 0, 2, 64},
+        {"integers |x| <= 2^20", 200, 200, 200, 'N', 'N', 1, 1, K_INT, 0, K_INT, 0, K_INT, 0, 0,
+         64},
+        {"huge and tiny in one column of A", 200, 200, 200, 'N', 'N', 1, 0, K_HUGETINY, 0, K_UNIF,
+         0, K_UNIF, 0, 0, 64},
+        {"cancelling: A=[X X], B=[Y; -Y]", 200, 200, 200, 'N', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0,
+         K_UNIF, 0, 1, 64},
+        {"cancelling: C0 = AB, beta -1", 200, 200, 200, 'N', 'N', 1, -1, K_UNIF, 0, K_UNIF, 0,
+         K_UNIF, 0, 2, 64},
         {"zero A", 100, 100, 100, 'N', 'N', 1, 0, K_ZERO, 0, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"k = 8192, 128 x 128", 128, 128, 8192, 'T', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0, K_UNIF, 0, 0, 64},
-        {"k = 8192, tile 256, beta 1", 256, 256, 8192, 'N', 'N', -1, 1, K_UNIF, 0, K_UNIF, 0, K_UNIF, 0, 0, 256},
-        {"k = 8192 cancelling", 64, 64, 8192, 'N', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0, K_UNIF, 0, 1, 32},
+        {"k = 8192, 128 x 128", 128, 128, 8192, 'T', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0, K_UNIF, 0, 0,
+         64},
+        {"k = 8192, tile 256, beta 1", 256, 256, 8192, 'N', 'N', -1, 1, K_UNIF, 0, K_UNIF, 0,
+         K_UNIF, 0, 0, 256},
+        {"k = 8192 cancelling", 64, 64, 8192, 'N', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0, K_UNIF, 0, 1,
+         32},
         {"NaN in A", 100, 100, 100, 'N', 'N', 1, 0, K_NAN, 0, K_UNIF, 0, K_UNIF, 0, 0, 64},
         {"-Inf in B", 100, 100, 100, 'N', 'N', 1, 0, K_UNIF, 0, K_INF, 0, K_UNIF, 0, 0, 64},
-        {"Inf in A, zero B (Inf*0)", 100, 100, 100, 'N', 'N', 1, 0, K_INF, 0, K_ZERO, 0, K_UNIF, 0, 0, 64},
-        {"NaN in C0, beta 0 (overwritten)", 100, 100, 100, 'N', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0, K_NAN, 0, 0, 64},
+        {"Inf in A, zero B (Inf*0)", 100, 100, 100, 'N', 'N', 1, 0, K_INF, 0, K_ZERO, 0, K_UNIF, 0,
+         0, 64},
+        {"NaN in C0, beta 0 (overwritten)", 100, 100, 100, 'N', 'N', 1, 0, K_UNIF, 0, K_UNIF, 0,
+         K_NAN, 0, 0, 64},
         {"NaN in C0, beta 1", 100, 100, 100, 'N', 'N', 1, 1, K_UNIF, 0, K_UNIF, 0, K_NAN, 0, 0, 64},
     };
     static const qr_case_t qc[] = {
@@ -1275,7 +1358,8 @@ static int run_stress(void)
         if (!strcmp(recs[i].outcome, "FALSE ALARM")) fa++;
         if (strstr(recs[i].outcome, "inaccurate")) inacc++;
     }
-    printf("%% stress: %d cases, %ld false alarms, %ld inaccurate on valid data\n", nrec, fa, inacc);
+    printf("%% stress: %d cases, %ld false alarms, %ld inaccurate on valid data\n", nrec, fa,
+           inacc);
     for (int i = 0; i < nrec; i++)
         if (recs[i].fail)
             printf("%% STRESS FAILURE: %s \"%s\": %s\n", recs[i].routine, recs[i].name,
@@ -1336,8 +1420,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0, val = 1;
-        if (!strcmp(a, "--trials")) bad = !v || sscanf(v, "%lld", (long long *)&O.trials) != 1 || O.trials < 0;
-        else if (!strcmp(a, "--seed")) bad = !v || sscanf(v, "%llu", (unsigned long long *)&O.seed) != 1;
+        if (!strcmp(a, "--trials"))
+            bad = !v || sscanf(v, "%lld", (long long *)&O.trials) != 1 || O.trials < 0;
+        else if (!strcmp(a, "--seed"))
+            bad = !v || sscanf(v, "%llu", (unsigned long long *)&O.seed) != 1;
         else if (!strcmp(a, "--routine")) {
             bad = !v;
             if (v && !strcmp(v, "dgemm")) O.routines = 1;
@@ -1359,7 +1445,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--skip")) {
             bad = !v || O.nskip >= 16;
             if (!bad) O.skip[O.nskip++] = v;
-        } else if (!strcmp(a, "--trial")) bad = !v || sscanf(v, "%lld", (long long *)&O.trial) != 1 || O.trial < 0;
+        } else if (!strcmp(a, "--trial"))
+            bad = !v || sscanf(v, "%lld", (long long *)&O.trial) != 1 || O.trial < 0;
         else {
             val = 0;
             if (!strcmp(a, "--stress")) O.stress = 1;
@@ -1401,7 +1488,8 @@ int main(int argc, char **argv)
     if (O.stress) {
         run_stress();
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        printf("%% time %.1f s\n", (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
+        printf("%% time %.1f s\n",
+               (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec));
         printf("%ld passed, %ld failed\n", st_pass, st_fail);
         return st_fail ? 1 : 0;
     }
