@@ -39,6 +39,8 @@ static int run(gemm_t *g, int scale_only)
     const ft_backend_t *be = g->be;
     if (!scale_only && g->pol.protect) return dgemm_protected(g);
     const int64_t m = g->m, n = g->n;
+    dgemm_opfaults_t opf = {.n = 0};
+    if (g->ctx->nfaults && !scale_only) FT_CHECK(dgemm_inject_operands(g, &opf));
     FT_CHECK(be->event_record(g->ev0, g->qm));
     /* C := beta*C as a k = 0 product; A and B are not read, and cuBLAS wants leading
      * dimensions valid for the operands' nominal shapes */
@@ -49,7 +51,8 @@ static int run(gemm_t *g, int scale_only)
                        scale_only ? g->C : g->B, lb, g->beta, g->C, g->ldc));
     FT_CHECK(be->event_record(g->ev1, g->qm));
     if (g->ctx->nfaults && !scale_only) FT_CHECK(dgemm_inject(g, FT_REGION_C, g->C, m, n, g->ldc));
-    return be->sync(g->qm);
+    FT_CHECK(be->sync(g->qm));
+    return dgemm_restore_operands(g, &opf);
 }
 
 static int driver(ft_call_t *c, int is_gpu, char ta, char tb, ft_int m, ft_int n, ft_int k,

@@ -69,4 +69,15 @@ int dgemm_repair(gemm_t *g, dgemm_flag_t *flags, int64_t nflags);
 /* Apply the faults of `region` planned for this call to X (rows x cols, ld). */
 int dgemm_inject(gemm_t *g, ft_region_t region, double *X, int64_t rows, int64_t cols, int64_t ld);
 
+/* Faults in the operands (FT_REGION_A / _B): applied to the memory the product reads, after
+ * the checksums were encoded from it, and undone at the end of the call (the caller's arrays
+ * are left as they were). */
+typedef struct {
+    double *p[FT_MAX_FAULTS];
+    double before[FT_MAX_FAULTS];
+    int n;
+} dgemm_opfaults_t;
+int dgemm_inject_operands(gemm_t *g, dgemm_opfaults_t *saved);
+int dgemm_restore_operands(gemm_t *g, dgemm_opfaults_t *saved);
+
 #endif

@@ -47,6 +47,45 @@ int dgemm_inject(gemm_t *g, ft_region_t region, double *X, int64_t rows, int64_t
     return FT_SUCCESS;
 }
 
+int dgemm_inject_operands(gemm_t *g, dgemm_opfaults_t *saved)
+{
+    static const ft_region_t regs[2] = {FT_REGION_A, FT_REGION_B};
+    for (int r = 0; r < 2; r++) {
+        ft_fault_t f[FT_MAX_FAULTS];
+        int nf = ft_inject_take(g->ctx, g->call->index, regs[r], -1, f, FT_MAX_FAULTS - saved->n);
+        /* the stored operand: rows x cols with its leading dimension */
+        const int a = regs[r] == FT_REGION_A;
+        const int notr = ft_is_notrans(a ? g->ta : g->tb);
+        const int64_t rows = a ? (notr ? g->m : g->k) : (notr ? g->k : g->n);
+        const int64_t cols = a ? (notr ? g->k : g->m) : (notr ? g->n : g->k);
+        double *X = (double *)(a ? g->A : g->B); /* restored by dgemm_restore_operands */
+        const int64_t ld = a ? g->lda : g->ldb;
+        for (int i = 0; i < nf; i++) {
+            int64_t ri = -1, ci = -1;
+            double before = 0.0;
+            if (rows <= 0 || cols <= 0) continue;
+            ft_fault_t fi = f[i];
+            if (fi.row < 0) fi.row = (int64_t)(ft_rng_next(&g->ctx->rng) % (uint64_t)rows);
+            if (fi.col < 0) fi.col = (int64_t)(ft_rng_next(&g->ctx->rng) % (uint64_t)cols);
+            if (fi.row >= rows || fi.col >= cols) continue; /* logged by ft_inject_apply */
+            FT_CHECK(g->be->get_elem(g->qm, X + ft_ix(fi.row, fi.col, ld), &before));
+            FT_CHECK(ft_inject_apply(g->ctx, g->be, g->qm, &fi, X, rows, cols, ld, -1, g->rep,
+                                     &ri, &ci));
+            saved->p[saved->n] = X + ft_ix(ri, ci, ld);
+            saved->before[saved->n++] = before;
+        }
+    }
+    return FT_SUCCESS;
+}
+
+int dgemm_restore_operands(gemm_t *g, dgemm_opfaults_t *saved)
+{
+    for (int i = saved->n - 1; i >= 0; i--)
+        FT_CHECK(g->be->set_elem(g->qm, saved->p[i], saved->before[i]));
+    saved->n = 0;
+    return FT_SUCCESS;
+}
+
 /* Carve the checksum workspace (dgemm_check_elems) into the buffers of g. */
 static int workspace(gemm_t *g)
 {
@@ -80,6 +119,8 @@ static int workspace(gemm_t *g)
     return FT_SUCCESS;
 }
 
+static int dgemm_checked(gemm_t *g);
+
 int dgemm_protected(gemm_t *g)
 {
     const ft_backend_t *be = g->be;
@@ -112,6 +153,23 @@ int dgemm_protected(gemm_t *g)
     FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m));
     FT_CHECK(be->dgemm(qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P, m));
 
+    /* input corruption: after the encoding has read the operands, before the product does */
+    dgemm_opfaults_t opf = {.n = 0};
+    if (ctx->nfaults) {
+        FT_CHECK(be->fork(g->qs, g->qm));
+        FT_CHECK(dgemm_inject_operands(g, &opf));
+    }
+    int st = dgemm_checked(g);
+    int st2 = dgemm_restore_operands(g, &opf);
+    return st ? st : st2;
+}
+
+/* The product and its verification (after the encoding was issued). */
+static int dgemm_checked(gemm_t *g)
+{
+    const ft_backend_t *be = g->be;
+    ft_context_t *ctx = g->ctx;
+    const int64_t m = g->m, n = g->n, k = g->k, nb = g->nb, T = g->T;
     FT_CHECK(be->event_record(g->ev0, g->qm));
     FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B, g->ldb,
                        g->beta, g->C, g->ldc));
