@@ -224,6 +224,58 @@ static double gemm_rowabs(int64_t m, int64_t n, int64_t T, const double *C, int6
     return s;
 }
 
+/* Documented limit of an operand fault (FT_REGION_A / _B): the smallest change delta of the
+ * logical element op(A)(i,l) (a = 1) or op(B)(l,j) (a = 0) that some row check can see. A wrong
+ * op(A)(i,l) changes row i of C by alpha delta op(B)(l,:), so the check of block J moves by
+ * |alpha delta| max(|sum_J b_lj|, |sum_J w_j b_lj|); a wrong op(B)(l,j) changes column j by
+ * alpha delta op(A)(:,l), each row check of j's block by |alpha delta a_il|. The limit is the
+ * smallest tau / sensitivity over the checks (tau as gemm_tau, the fault-free sums of |C|). */
+static double gemm_limit_operand(int a, int64_t m, int64_t n, int64_t k, int64_t T, double alpha,
+                                 double beta, const double *LA, const double *LB,
+                                 const double *C0, const double *Cref, int64_t ldc, int64_t i,
+                                 int64_t l, int64_t j)
+{
+    const int64_t W = abft_wden(T);
+    double best = INFINITY;
+    if (a) {
+        for (int64_t J = 0; J * T < n; J++) {
+            const int64_t j0 = J * T, j1 = j0 + T < n ? j0 + T : n;
+            double se = 0.0, sw = 0.0;
+            for (int64_t jj = j0; jj < j1; jj++) {
+                se += LB[l + jj * k];
+                sw += abft_weight(jj - j0, W) * LB[l + jj * k];
+            }
+            double sens = fabs(alpha) * fmax(fabs(se), fabs(sw));
+            if (!(sens > 0.0)) continue;
+            double tau = gemm_tau(m, n, k, T, alpha, beta, LA, LB, C0, i, J,
+                                  gemm_rowabs(m, n, T, Cref, ldc, i, J));
+            if (tau / sens < best) best = tau / sens;
+        }
+        return best;
+    }
+    const int64_t J = j / T, j0 = J * T, j1 = j0 + T < n ? j0 + T : n;
+    double zmax = 0.0; /* as gemm_tau, once for the block */
+    for (int64_t ll = 0; ll < k; ll++) {
+        double z = 0.0;
+        for (int64_t jj = j0; jj < j1; jj++) z += fabs(LB[ll + jj * k]);
+        if (!(z <= zmax)) zmax = z;
+    }
+    for (int64_t r = 0; r < m; r++) {
+        double sens = fabs(alpha) * fabs(LA[r + l * m]);
+        if (!(sens > 0.0)) continue;
+        double an = 0.0, h = 0.0;
+        for (int64_t ll = 0; ll < k; ll++) an += fabs(LA[r + ll * m]);
+        if (beta != 0.0)
+            for (int64_t jj = j0; jj < j1; jj++) h += fabs(C0[r + jj * m]);
+        double tau = abft_tau(TOL_ABFT, k, T, alpha, beta, an, zmax, h, 0.0);
+        double sabs = gemm_rowabs(m, n, T, Cref, ldc, r, J);
+        if (sabs > 0.0 && isfinite(sabs)) tau += abft_tau_s(TOL_ABFT, T, sabs);
+        if (tau / sens < best) best = tau / sens;
+    }
+    (void)i;
+    return best;
+}
+
 /* QR threshold (docs/qr.md) from the original A, as qr_threshold computes it. */
 static double qr_tau(int64_t m, int64_t n, const double *A, int64_t lda)
 {
@@ -522,6 +574,18 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
         fault_rec_t *f = &T->f[i];
         f->region = pick_region(&r, O.regmask_gemm);
         f->step = -1;
+        if (f->region == FT_REGION_A || f->region == FT_REGION_B) {
+            /* stored coordinates (what the plan names); the limit on the logical element */
+            const int a = f->region == FT_REGION_A;
+            f->row = irand(&r, 0, (a ? ra : rb) - 1);
+            f->col = irand(&r, 0, (a ? ca : cb) - 1);
+            draw_kind(&r, f);
+            const int tr = a ? T->ta != 'N' : T->tb != 'N';
+            const int64_t p0 = tr ? f->col : f->row, p1 = tr ? f->row : f->col;
+            f->limit = gemm_limit_operand(a, m, n, k, TT, T->alpha, T->beta, LA, LB, C0, Cref,
+                                          ldc, a ? p0 : -1, a ? p1 : p0, a ? -1 : p1);
+            continue;
+        }
         f->row = irand(&r, 0, m - 1);
         f->col = f->region == FT_REGION_C ? irand(&r, 0, n - 1) : irand(&r, 0, 2 * nbk - 1);
         draw_kind(&r, f);
@@ -1377,7 +1441,7 @@ static void usage(void)
            "  --routine dgemm|dgeqrf|all (default all)\n"
            "  --device cpu|cuda       backend (default cpu; cuda: exit 77 if unavailable)\n"
            "  --faults-per-trial F    faults per trial, 0..%d (default 1; 0 = no-fault trials)\n"
-           "  --regions LIST          comma list of C,CHECKSUM (dgemm), R,TRAILING,CHECKSUM,Q\n"
+           "  --regions LIST          comma list of C,A,B,CHECKSUM (dgemm), R,TRAILING,CHECKSUM,Q\n"
            "                          (dgeqrf); default all the routine supports\n"
            "  --json FILE             every trial as JSON\n"
            "  --stress                the stress set (no faults) instead of the trials\n"
@@ -1395,6 +1459,8 @@ static int parse_regions(const char *s)
     O.regmask_gemm = O.regmask_qr = 0;
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         if (!strcasecmp(tok, "C")) O.regmask_gemm |= 1 << FT_REGION_C;
+        else if (!strcasecmp(tok, "A")) O.regmask_gemm |= 1 << FT_REGION_A;
+        else if (!strcasecmp(tok, "B")) O.regmask_gemm |= 1 << FT_REGION_B;
         else if (!strcasecmp(tok, "CHECKSUM")) {
             O.regmask_gemm |= 1 << FT_REGION_CHECKSUM;
             O.regmask_qr |= 1 << FT_REGION_CHECKSUM;
@@ -1413,7 +1479,8 @@ int main(int argc, char **argv)
     O.routines = 3;
     O.device = FT_DEVICE_CPU;
     O.F = 1;
-    O.regmask_gemm = (1 << FT_REGION_C) | (1 << FT_REGION_CHECKSUM);
+    O.regmask_gemm = (1 << FT_REGION_C) | (1 << FT_REGION_CHECKSUM) | (1 << FT_REGION_A) |
+                     (1 << FT_REGION_B);
     O.regmask_qr = (1 << FT_REGION_R) | (1 << FT_REGION_TRAILING) | (1 << FT_REGION_CHECKSUM) |
                    (1 << FT_REGION_Q);
     O.trial = -1;

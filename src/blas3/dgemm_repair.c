@@ -273,19 +273,27 @@ static int tile_clean(const gemm_t *g, const tile_t *t)
 
 /* Is the stored prediction of row i (P, computed beside the product) intact? It is computed
  * again, op(A)(i,:) Y_J (O(k)), and compared: the same product computed twice differs only by
- * rounding, which the row's threshold covers; a corrupted stored value differs by more. */
-static int prediction_intact(gemm_t *g, tile_t *t, int64_t i, int *intact)
+ * rounding, which the row's threshold covers; a corrupted stored value differs by more. A fresh
+ * prediction also differs when op(A)(i,:) itself changed after the encoding read it (an operand
+ * fault): that is told apart by the row's 1-norm, computed again and compared with the one of
+ * the encoding (a changed element moves it by far more than the rounding of k terms).
+ * *operand = 1 then. */
+static int prediction_intact(gemm_t *g, tile_t *t, int64_t i, int *intact, int *operand)
 {
     double *d = g->tmp, *h = t->host;
-    FT_CHECK(g->be->dgemm(g->qm, g->ta, 'N', 1, 2, g->k, 1.0, dgemm_opa_rows(g, t->i0 + i), g->lda,
+    const double *arow = dgemm_opa_rows(g, t->i0 + i);
+    FT_CHECK(g->be->dgemm(g->qm, g->ta, 'N', 1, 2, g->k, 1.0, arow, g->lda,
                           g->Y + 2 * t->J * g->k, g->k, 0.0, d, 1));
     FT_CHECK(g->be->copy_matrix(g->qm, 1, 2, g->P + t->i0 + i + 2 * t->J * g->m, g->m, d + 2, 1));
-    FT_CHECK(g->be->get_matrix(g->qm, 4, 1, d, 4, h, 4));
+    FT_CHECK(g->be->block_sums(g->qm, g->ta, 1, g->k, arow, g->lda, g->k, NULL, 0, d + 4, 1));
+    FT_CHECK(g->be->copy_matrix(g->qm, 1, 1, g->anorm + t->i0 + i, 1, d + 5, 1));
+    FT_CHECK(g->be->get_matrix(g->qm, 6, 1, d, 6, h, 6));
     FT_CHECK(g->be->sync(g->qm));
     double tau;
     int cmp = abft_check(g->pol.tol, g->k, g->T, g->alpha, 0.0, t->rg[i], t->rgmax, 0.0, 0.0,
                          g->alpha * (h[0] - h[2]), g->alpha * (h[1] - h[3]), &tau);
     *intact = cmp == ABFT_PASS;
+    *operand = !(fabs(h[4] - h[5]) <= 2.0 * ((double)g->k + 1.0) * ABFT_U * h[5]);
     return FT_SUCCESS;
 }
 
@@ -295,16 +303,24 @@ static int prediction_intact(gemm_t *g, tile_t *t, int64_t i, int *intact)
  * again (prediction_intact). Corrupted: the checksum was hit, the data are intact and left as
  * they are. Intact: the row segment of C is wrong; it is recomputed from the operands when the
  * input C is available (or beta = 0) and the row checked again, else reported uncorrectable. A
- * row that still fails one check after its recomputation had a corrupted C0 checksum. */
+ * row that still fails after its recomputation has a corrupted operand: reported uncorrectable. */
 static int half_rows(gemm_t *g, tile_t *t, const int64_t *R1, int64_t nR1, int *uncorrectable)
 {
     const int64_t step = t->I * g->nb + t->J;
     int64_t redo[MAX_TILE_FIX], nredo = 0;
     for (int64_t r = 0; r < nR1; r++) {
         const int64_t i = R1[r];
-        int intact = 0;
-        if (r < MAX_TILE_FIX) FT_CHECK(prediction_intact(g, t, i, &intact));
-        if (!intact) {
+        int intact = 0, operand = 0;
+        if (r < MAX_TILE_FIX) FT_CHECK(prediction_intact(g, t, i, &intact, &operand));
+        if (operand) { /* op(A)(i,:) changed since the encoding: not correctable */
+            *uncorrectable = 1;
+            g->rep->detected++;
+            g->rep->uncorrectable++;
+            ft_report_event(g->rep, FT_EVENT_UNCORRECTABLE, FT_REGION_A, t->i0 + i, -1, step, 0.0,
+                            0.0);
+            ft_log(g->ctx, 1, "dgemm: row %lld of op(A) changed after encoding: uncorrectable",
+                   (long long)(t->i0 + i));
+        } else if (!intact) {
             g->rep->checksum_errors++;
             ft_report_event(g->rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, t->i0 + i, -1, step,
                             0.0, 0.0);
@@ -350,11 +366,13 @@ static int half_rows(gemm_t *g, tile_t *t, const int64_t *R1, int64_t nR1, int *
             ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, t->i0 + i, -1, step, 0.0, 0.0);
             ft_log(g->ctx, 2, "dgemm: row %lld of tile (%lld,%lld) held a small data error: "
                    "recomputed", (long long)(t->i0 + i), (long long)t->I, (long long)t->J);
-        } else if (abft_is_checksum_only(st)) {
-            g->rep->checksum_errors++;
-            ft_report_event(g->rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, t->i0 + i, -1, step,
-                            0.0, 0.0);
         } else {
+            /* still wrong after a recomputation from the operands with the prediction intact:
+             * an operand itself is corrupted (or the input C's checksum): not correctable here,
+             * and never silent */
+            ft_log(g->ctx, 1, "dgemm: row %lld of tile (%lld,%lld) still fails after its "
+                   "recomputation: a corrupted operand", (long long)(t->i0 + i), (long long)t->I,
+                   (long long)t->J);
             *uncorrectable = 1;
             g->rep->detected++;
             g->rep->uncorrectable++;
