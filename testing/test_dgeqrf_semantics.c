@@ -203,6 +203,49 @@ static void test_nan(tu_rng_t *rng)
     }
 }
 
+/* Data near the overflow threshold (issue 7): A ~ 1e306, 400 x 100. Every check evaluated
+ * (nothing unchecked), no alarm without a fault, an R fault corrected, ratios < 30. */
+static void test_huge(tu_rng_t *rng)
+{
+    const int m = 400, n = 100;
+    for (int fault = 0; fault <= 1; fault++) {
+        ft_context_t *ctx = make_ctx(32, 0, 1);
+        double *A = malloc(sizeof(double) * m * n), *AF = malloc(sizeof(double) * m * n);
+        double tau[100], work[100 * 64];
+        tu_fill(rng, m, n, A, m);
+        for (int64_t i = 0; i < (int64_t)m * n; i++) A[i] *= 1e306;
+        memcpy(AF, A, sizeof(double) * m * n);
+        if (fault) {
+            ft_fault_t f = {.region = FT_REGION_R, .row = 5, .col = 70, .bit = 57, .call = -1,
+                            .step = 1};
+            ft_inject_add(ctx, &f);
+        }
+        ft_report_t rep;
+        tu_poison_report(&rep);
+        ft_int info = -99;
+        int st = ft_dgeqrf_ex(ctx, m, n, AF, m, tau, work, 100 * 64, &info, &rep);
+        TU_CHECK(st == 0 && rep.unchecked == 0 && rep.checks > 0,
+                 "A ~ 1e306 (fault %d): status %d unchecked %lld checks %lld", fault, st,
+                 (long long)rep.unchecked, (long long)rep.checks);
+        TU_CHECK(fault ? rep.injected == 1 && rep.corrected == 1 : rep.detected == 0,
+                 "A ~ 1e306 (fault %d): injected %lld detected %lld corrected %lld", fault,
+                 (long long)rep.injected, (long long)rep.detected, (long long)rep.corrected);
+        /* the ratios on the matrix scaled back (the norms of A itself overflow): A and R scale,
+         * the Householder vectors below the diagonal do not */
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                A[i + j * m] *= 1e-306;
+                if (i <= j) AF[i + j * m] *= 1e-306;
+            }
+        double res[2];
+        qr_ratios(m, n, A, m, AF, m, tau, res);
+        TU_CHECK(res[0] < TOL && res[1] < TOL, "A ~ 1e306 (fault %d): ratios %.3g %.3g", fault,
+                 res[0], res[1]);
+        free(A), free(AF);
+        ft_context_destroy(ctx);
+    }
+}
+
 static void test_query(void)
 {
     ft_context_t *ctx = make_ctx(32, -1, 1);
@@ -324,6 +367,7 @@ int main(int argc, char **argv)
     tu_seed(&rng, 2024);
     test_results(&rng);
     test_nan(&rng);
+    test_huge(&rng);
     test_query();
     test_args();
 #ifdef FTLA_HAVE_CUDA

@@ -26,46 +26,65 @@
 
 #define MAX_SINGLE 64 /* failing rows examined one by one for single-element errors */
 
-/* Checksums and the norms of the original A (queue MAIN, asynchronous). */
+/* Checksums and the norms of the original A. The norms come first (one wait for the device):
+ * they choose the power-of-two scale sigma of the checksum columns, c = A (sigma e),
+ * v = A (sigma w), so that the row sums of data near the overflow threshold stay finite
+ * (issue 7: A ~ 1e306 left every check unverifiable). Scaling by a power of two is exact; the
+ * checks, the residuals and the threshold are all in the same scaled units. */
 int qr_encode(qr_t *g)
 {
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n;
-    for (int64_t j = 0; j < n; j++) {
-        g->hEW[j] = 1.0;
-        g->hEW[n + j] = abft_weight(j, g->W);
-    }
-    FT_CHECK(be->set_matrix(g->qm, n, 2, g->hEW, n, g->dEW, n));
-    FT_CHECK(be->dgemm(g->qm, 'N', 'N', m, 2, n, 1.0, g->dA, g->ldda, g->dEW, n, 0.0,
-                       g->dCS, m));
     /* ||a_j||_1 (block sums of A^T, one block) and max_i |a_ij| */
     FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->dA, g->ldda, m, NULL, 0, g->dN1, n));
     FT_CHECK(be->col_absmax(g->qm, m, n, g->dA, g->ldda, g->dMx));
     FT_CHECK(be->get_matrix(g->qm, n, 1, g->dN1, n, g->hN, n));
     FT_CHECK(be->get_matrix(g->qm, n, 1, g->dMx, n, g->hN + n, n));
+    FT_CHECK(be->sync(g->qm));
+    double amax = 0.0;
+    for (int64_t j = 0; j < n; j++)
+        if (!(g->hN[n + j] <= amax)) amax = g->hN[n + j]; /* NaN propagates */
+    g->sigma = 1.0;
+    if (isfinite(amax) && amax * (double)n > 0x1p1000) {
+        int e;
+        frexp(amax * (double)n, &e); /* amax n < 2^e */
+        g->sigma = ldexp(1.0, 1000 - e);
+    }
+    for (int64_t j = 0; j < n; j++) {
+        g->hEW[j] = g->sigma;
+        g->hEW[n + j] = g->sigma * abft_weight(j, g->W);
+    }
+    FT_CHECK(be->set_matrix(g->qm, n, 2, g->hEW, n, g->dEW, n));
+    FT_CHECK(be->dgemm(g->qm, 'N', 'N', m, 2, n, 1.0, g->dA, g->ldda, g->dEW, n, 0.0,
+                       g->dCS, m));
     FT_CHECK(be->get_matrix(g->qm, m, 1, g->dCS, m, g->hN + 2 * n, m));
     return FT_SUCCESS;
 }
 
-
-
-/* Needs hN = [||a_j||_1 (n), max_i |a_ij| (n), c = A e (m)] on the host (queue MAIN synced). */
+/* Needs hN = [||a_j||_1 (n), max_i |a_ij| (n), c = A (sigma e) (m)] on the host (queue MAIN
+ * synced). ||a_j||_2 <= sqrt(||a_j||_1 max_i |a_ij|) (Hoelder), or sqrt(m) max_i |a_ij| when the
+ * 1-norm itself overflowed; each multiplied by sigma and by u before summing, so the bound is
+ * finite whenever the data are. */
 void qr_threshold(qr_t *g)
 {
     const int64_t m = g->m, n = g->n;
+    const double sm = sqrt((double)m);
     double sa = 0.0;
-    for (int64_t j = 0; j < n; j++) sa += sqrt(g->hN[j]) * sqrt(g->hN[n + j]);
+    for (int64_t j = 0; j < n; j++) {
+        const double n1 = g->hN[j], mx = g->hN[n + j];
+        const double cn = isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx) : sm * mx;
+        sa += (g->sigma * ABFT_U) * cn;
+    }
     double ce = abft_nrm2(m, g->hN + 2 * n);
-    g->bound = abft_qr_bound(sa, ce);
+    g->bound = sa + ABFT_U * ce; /* = abft_qr_bound(sigma sum ||a_j||, sigma ||A e||) */
     g->thr = abft_qr_tau(g->pol.tol, m, n, g->bound);
     g->checkable = isfinite(g->thr) && isfinite(sa) && isfinite(ce);
     g->norms_ready = 1;
     if (!g->checkable) {
         g->rep->unchecked++;
-        ft_log(g->ctx, 1, "dgeqrf: input not finite or checksums overflow: checks skipped");
+        ft_log(g->ctx, 1, "dgeqrf: input not finite: checks skipped");
     }
 }
-
 
 /* hX = [R11 R12; 0 A22] [e w] over all m rows at panel boundary i, hC = dCS; syncs MAIN. */
 static int check_sums(qr_t *g, int64_t i)
@@ -306,7 +325,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
             }
             FT_CHECK(check_sums(g, i));
             for (int64_t t = 0; t < nF; t++) {
-                after[t] = g->hC[F[t]] - g->hX[F[t]];
+                after[t] = (g->hC[F[t]] - g->hX[F[t]]) / g->sigma; /* scaled units */
                 FT_CHECK(g->be->set_elem(g->qm, g->dA + F[t] + J[t] * g->ldda, after[t]));
             }
             FT_CHECK(check_sums(g, i));

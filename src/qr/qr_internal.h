@@ -47,6 +47,7 @@ typedef struct {
     /* threshold */
     int norms_ready, checkable;
     double thr, bound; /* thr = tau of the checks; bound = u*(sum ||a_j|| + ||Ae||) */
+    double sigma;      /* power-of-two scale of the checksum columns (qr_encode) */
     double max_ratio;  /* max |r_l| / bound seen on clean checks (measurement, verbose 2) */
     /* fault plan of this call */
     planned_t plan[FT_MAX_FAULTS];
