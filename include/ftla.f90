@@ -35,6 +35,7 @@ module ftla
     integer(c_int), parameter :: FT_ERR_INVALID_VALUE = -1010
     integer(c_int), parameter :: FT_ERR_TOO_LARGE = -1011
     integer(c_int), parameter :: FT_ERR_INTERNAL = -1012
+    integer(c_int), parameter :: FT_ERR_UNCHECKED = -1013
 
     ! ---- devices (ft_device_t) -----------------------------------------------------------
     integer(c_int), parameter :: FT_DEVICE_AUTO = 0

@@ -41,7 +41,12 @@ typedef enum {
     FT_ERR_LAPACK = -1009,         /**< a host LAPACK call failed */
     FT_ERR_INVALID_VALUE = -1010,  /**< a context, option or fault description was invalid */
     FT_ERR_TOO_LARGE = -1011,      /**< the problem does not fit in device memory / int range */
-    FT_ERR_INTERNAL = -1012        /**< an internal inconsistency (a bug: please report) */
+    FT_ERR_INTERNAL = -1012,       /**< an internal inconsistency (a bug: please report) */
+    FT_ERR_UNCHECKED = -1013       /**< finite inputs, but part of the result could not be verified:
+                                        it (or its checksums) is not representable (overflow);
+                                        the result is the computed one, unverified. NaN/Inf
+                                        inputs give status 0 (IEEE semantics, as BLAS/LAPACK)
+                                        with report.unchecked > 0 */
 } ft_status_t;
 
 /** Text of a status code (argument errors, library errors and 0). Never NULL. */
@@ -251,6 +256,8 @@ char *ft_report_string_v(const ft_report_t *report, size_t size, char *buf, size
  * @return 0; -i for an illegal argument i (1..13, reported by ft_xerbla("FT_DGEMM", i), nothing
  *         computed, C untouched); FT_ERR_UNCORRECTABLE when a detected error could not be
  *         corrected (C then holds the product with the affected tile marked in the report);
+ *         FT_ERR_UNCHECKED when the inputs are finite but part of the result (or its checksums)
+ *         overflows, so it could not be verified (C holds the computed product);
  *         another ft_status_t for allocation / device failures (C untouched).
  * Quick return (C untouched) when m = 0, n = 0, or (alpha = 0 or k = 0) and beta = 1, as BLAS.
  */

@@ -100,7 +100,7 @@ static int driver(ft_call_t *c, int is_gpu, char ta, char tb, ft_int m, ft_int n
         FT_CHECK(ft_call_work(c, bytes, (void **)&g.Cb));
     }
     int st = run(&g, scale_only);
-    if (st && st != FT_ERR_UNCORRECTABLE) return st;
+    if (st && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED) return st;
     if (host_on_gpu) {
         int st2 = ft_stage_out(c, g.qm, m, n, dC, m, C, ldc);
         if (st2) return st2;

@@ -11,6 +11,8 @@
 #include "core/inject.h"
 #include "core/size.h"
 
+#include <math.h>
+
 int64_t dgemm_auto_tile(int64_t m, int64_t n)
 {
     int64_t d = m > n ? m : n;
@@ -121,6 +123,46 @@ static int workspace(gemm_t *g)
 
 static int dgemm_checked(gemm_t *g);
 
+/* Are all the inputs finite? (op(A), op(B), and the input C when beta != 0 and a copy of it is
+ * kept; without a copy its absolute row sums stand for it.) One NaN-propagating max per column,
+ * only on the rare path where a check could not be evaluated. */
+static int inputs_finite(gemm_t *g, int *finite)
+{
+    const ft_backend_t *be = g->be;
+    const int na = ft_is_notrans(g->ta), nb = ft_is_notrans(g->tb);
+    const int64_t ra = na ? g->m : g->k, ca = na ? g->k : g->m;
+    const int64_t rb = nb ? g->k : g->n, cb = nb ? g->n : g->k;
+    int64_t len = ca + cb + g->n + g->nb;
+    double *d, *h;
+    FT_CHECK(ft_call_work_doubles(g->call, len, &d));
+    FT_CHECK(ft_call_pinned_doubles(g->call, len, &h));
+    FT_CHECK(be->col_absmax(g->qm, ra, ca, g->A, g->lda, d));
+    FT_CHECK(be->col_absmax(g->qm, rb, cb, g->B, g->ldb, d + ca));
+    int64_t used = ca + cb;
+    if (g->beta != 0.0) {
+        if (g->hostC) { /* the caller's C on the host: checked there */
+            for (int64_t j = 0; j < g->n; j++)
+                for (int64_t i = 0; i < g->m; i++)
+                    if (!isfinite(g->hostC[i + j * g->hostldc])) {
+                        *finite = 0;
+                        return FT_SUCCESS;
+                    }
+        } else if (g->Cb) {
+            FT_CHECK(be->col_absmax(g->qm, g->m, g->n, g->Cb, g->m, d + used));
+            used += g->n;
+        } else {
+            FT_CHECK(be->col_absmax(g->qm, g->m, g->nb, g->C0A, g->m, d + used));
+            used += g->nb;
+        }
+    }
+    FT_CHECK(be->get_matrix(g->qm, used, 1, d, used, h, used));
+    FT_CHECK(be->sync(g->qm));
+    *finite = 1;
+    for (int64_t i = 0; i < used; i++)
+        if (!isfinite(h[i])) *finite = 0;
+    return FT_SUCCESS;
+}
+
 int dgemm_protected(gemm_t *g)
 {
     const ft_backend_t *be = g->be;
@@ -198,9 +240,21 @@ static int dgemm_checked(gemm_t *g)
     g->rep->checks += m * nb;
     g->rep->unchecked += nu;
     int st = FT_SUCCESS;
+    if (nu > 0) {
+        /* a check could not be evaluated: NaN/Inf inputs (IEEE semantics, status 0), or finite
+         * inputs whose result or checksums overflow — then the call says so (issue 7) */
+        int fin = 0;
+        FT_CHECK(inputs_finite(g, &fin));
+        if (fin) {
+            st = FT_ERR_UNCHECKED;
+            ft_log(ctx, 1, "dgemm: %lld checks could not be evaluated on finite inputs (overflow)",
+                   (long long)nu);
+        }
+    }
     if (nf > 0) {
         ft_log(ctx, 2, "dgemm: %lld failing row checks", (long long)nf);
-        st = dgemm_repair(g, flags, nf);
+        int st2 = dgemm_repair(g, flags, nf);
+        if (st2) st = st2; /* uncorrectable outranks unchecked */
     }
     if (ctx->policy.verbose >= 3)
         ft_log(ctx, 3, "dgemm timing: product+verify wait %.3f ms, repair %.3f ms",

@@ -27,6 +27,8 @@ const char *ft_strerror(int s)
     case FT_ERR_INVALID_VALUE: return "invalid context, option or fault description";
     case FT_ERR_TOO_LARGE: return "problem too large for device memory or 32-bit BLAS indices";
     case FT_ERR_INTERNAL: return "internal error";
+    case FT_ERR_UNCHECKED:
+        return "the result could not be verified: it or its checksums overflow (finite inputs)";
     default: break;
     }
     if (s < 0 && s > -1000) return "illegal value of an argument (see ft_xerbla output)";

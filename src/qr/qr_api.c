@@ -115,6 +115,7 @@ static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_in
     if (!st) {
         if (g.uncorrectable) st = FT_ERR_UNCORRECTABLE;
         else if (g.not_recovered) st = FT_ERR_NOT_RECOVERED;
+        else if (g.unchecked_finite) st = FT_ERR_UNCHECKED;
     }
     if (g.protect && g.norms_ready)
         ft_log(c->ctx, 2, "dgeqrf: check threshold %.3e, max clean residual / (u*bound) = %.3e",

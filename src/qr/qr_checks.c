@@ -82,7 +82,12 @@ void qr_threshold(qr_t *g)
     g->norms_ready = 1;
     if (!g->checkable) {
         g->rep->unchecked++;
-        ft_log(g->ctx, 1, "dgeqrf: input not finite: checks skipped");
+        int finite = 1; /* the column maxima (NaN-propagating) are finite iff A is */
+        for (int64_t j = 0; j < n; j++)
+            if (!isfinite(g->hN[n + j])) finite = 0;
+        g->unchecked_finite = finite;
+        ft_log(g->ctx, 1, "dgeqrf: checks skipped: %s",
+               finite ? "the threshold overflows on finite input" : "input not finite");
     }
 }
 

@@ -46,6 +46,7 @@ typedef struct {
     int64_t ldp, lhwork;
     /* threshold */
     int norms_ready, checkable;
+    int unchecked_finite; /* checks impossible although the input is finite (overflow) */
     double thr, bound; /* thr = tau of the checks; bound = u*(sum ||a_j|| + ||Ae||) */
     double sigma;      /* power-of-two scale of the checksum columns (qr_encode) */
     double max_ratio;  /* max |r_l| / bound seen on clean checks (measurement, verbose 2) */
