@@ -169,22 +169,31 @@ static int col_status(const gemm_t *g, const tile_t *t, int64_t j)
 /* Can an element be recomputed from the operands? (beta = 0, or the input C is kept.) */
 static int can_recompute(const gemm_t *g) { return g->beta == 0.0 || g->hostC || g->Cb; }
 
-/* Recompute element (i, j) of C (global indices) as its own dot product,
- * C(i,j) = alpha op(A)(i,:) op(B)(:,j) + beta C0(i,j): O(k), and as accurate as an element that
- * was never corrupted (a value rebuilt from the checksums carries an error of about u times the
- * whole check's sum). Needs can_recompute(g). */
-static int elem_recompute(gemm_t *g, int64_t i, int64_t j, double *v)
+/* Recompute the block C(i0:i0+mi, j0:j0+nj) (global indices) from the operands,
+ * C = alpha op(A)(rows,:) op(B)(:,cols) + beta C0: the input C restored first from the caller's
+ * host copy or the backup. Needs can_recompute(g). Used for one element (as accurate as one that
+ * was never corrupted: a value rebuilt from the checksums carries an error of about u times the
+ * whole check's sum), a row segment, or a tile. */
+static int block_recompute(gemm_t *g, int64_t i0, int64_t j0, int64_t mi, int64_t nj)
 {
-    double *c = g->C + ft_ix(i, j, g->ldc);
+    double *c = g->C + ft_ix(i0, j0, g->ldc);
     if (g->beta != 0.0) {
         if (g->hostC)
-            FT_CHECK(g->be->set_matrix(g->qm, 1, 1, g->hostC + ft_ix(i, j, g->hostldc), 1, c, 1));
+            FT_CHECK(g->be->set_matrix(g->qm, mi, nj, g->hostC + ft_ix(i0, j0, g->hostldc),
+                                       g->hostldc, c, g->ldc));
         else
-            FT_CHECK(g->be->copy_matrix(g->qm, 1, 1, g->Cb + ft_ix(i, j, g->m), 1, c, 1));
+            FT_CHECK(g->be->copy_matrix(g->qm, mi, nj, g->Cb + ft_ix(i0, j0, g->m), g->m, c,
+                                        g->ldc));
     }
-    FT_CHECK(g->be->dgemm(g->qm, g->ta, g->tb, 1, 1, g->k, g->alpha, dgemm_opa_rows(g, i), g->lda,
-                          dgemm_opb_cols(g, j), g->ldb, g->beta, c, g->ldc));
-    return g->be->get_elem(g->qm, c, v);
+    return g->be->dgemm(g->qm, g->ta, g->tb, mi, nj, g->k, g->alpha, dgemm_opa_rows(g, i0),
+                        g->lda, dgemm_opb_cols(g, j0), g->ldb, g->beta, c, g->ldc);
+}
+
+/* Element (i, j) recomputed as its own dot product (O(k)); its new value in *v. */
+static int elem_recompute(gemm_t *g, int64_t i, int64_t j, double *v)
+{
+    FT_CHECK(block_recompute(g, i, j, 1, 1));
+    return g->be->get_elem(g->qm, g->C + ft_ix(i, j, g->ldc), v);
 }
 
 /* Correct elements (rows[e], cols[e]) of the tile: recomputed as their own dot products when
@@ -235,22 +244,9 @@ static int tile_fix(gemm_t *g, tile_t *t, const int64_t *rows, const int64_t *co
 /* Recompute the tile from the operands (and the input C). 1 = done, 0 = impossible. */
 static int tile_recompute(gemm_t *g, tile_t *t, int *done)
 {
-    double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
     *done = 0;
-    if (g->beta != 0.0) {
-        if (g->hostC)
-            FT_CHECK(g->be->set_matrix(g->qm, t->mI, t->nJ,
-                                       g->hostC + ft_ix(t->i0, t->j0, g->hostldc), g->hostldc, Ct,
-                                       g->ldc));
-        else if (g->Cb)
-            FT_CHECK(g->be->copy_matrix(g->qm, t->mI, t->nJ,
-                                        g->Cb + ft_ix(t->i0, t->j0, g->m), g->m, Ct, g->ldc));
-        else
-            return FT_SUCCESS;
-    }
-    FT_CHECK(g->be->dgemm(g->qm, g->ta, g->tb, t->mI, t->nJ, g->k, g->alpha,
-                          dgemm_opa_rows(g, t->i0), g->lda, dgemm_opb_cols(g, t->j0), g->ldb, g->beta, Ct,
-                          g->ldc));
+    if (!can_recompute(g)) return FT_SUCCESS;
+    FT_CHECK(block_recompute(g, t->i0, t->j0, t->mI, t->nJ));
     *done = 1;
     g->rep->recomputed++;
     ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, t->i0, t->j0, t->I * g->nb + t->J,
@@ -340,20 +336,8 @@ static int half_rows(gemm_t *g, tile_t *t, const int64_t *R1, int64_t nR1, int *
         }
     }
     if (!nredo) return FT_SUCCESS;
-    for (int64_t r = 0; r < nredo; r++) {
-        const int64_t i = t->i0 + redo[r];
-        double *c = g->C + ft_ix(i, t->j0, g->ldc);
-        if (g->beta != 0.0) {
-            if (g->hostC)
-                FT_CHECK(g->be->set_matrix(g->qm, 1, t->nJ, g->hostC + ft_ix(i, t->j0, g->hostldc),
-                                           g->hostldc, c, g->ldc));
-            else
-                FT_CHECK(g->be->copy_matrix(g->qm, 1, t->nJ, g->Cb + ft_ix(i, t->j0, g->m), g->m, c,
-                                            g->ldc));
-        }
-        FT_CHECK(g->be->dgemm(g->qm, g->ta, g->tb, 1, t->nJ, g->k, g->alpha, dgemm_opa_rows(g, i),
-                              g->lda, dgemm_opb_cols(g, t->j0), g->ldb, g->beta, c, g->ldc));
-    }
+    for (int64_t r = 0; r < nredo; r++)
+        FT_CHECK(block_recompute(g, t->i0 + redo[r], t->j0, 1, t->nJ));
     FT_CHECK(tile_sums(g, t));
     for (int64_t r = 0; r < nredo; r++) {
         const int64_t i = redo[r];
