@@ -277,11 +277,14 @@ static double gemm_limit_operand(int a, int64_t m, int64_t n, int64_t k, int64_t
 }
 
 /* QR threshold (docs/qr.md) from the original A, as qr_threshold computes it. */
-static double qr_tau(int64_t m, int64_t n, const double *A, int64_t lda)
+/* The threshold of checksum block b (columns b*nbc .. , nbc = abft_qr_check_width(n)): every
+ * block of columns carries its own checksum pair and threshold (docs/qr.md). */
+static double qr_tau(int64_t m, int64_t n, const double *A, int64_t lda, int64_t b)
 {
+    const int64_t nbc = abft_qr_check_width(n), j0 = b * nbc, j1 = j0 + nbc < n ? j0 + nbc : n;
     double sa = 0.0;
     double *ce = xcalloc((size_t)(m > 0 ? m : 1), sizeof(double));
-    for (int64_t j = 0; j < n; j++) {
+    for (int64_t j = j0; j < j1; j++) {
         double n1 = 0.0, mx = 0.0;
         for (int64_t i = 0; i < m; i++) {
             double a = fabs(A[i + j * lda]);
@@ -717,8 +720,8 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
     gen_matrix(&r, T->mtype, T->e[0], m, n, L);
     tu_set_all(lda, n, A, 0.0);
     tu_copy(m, n, L, m, A, lda);
-    const double thr = qr_tau(m, n, A, lda);
-    const int64_t np = (T->k + NB - 1) / NB;
+    const int64_t np = (T->k + NB - 1) / NB, nbc = abft_qr_check_width(n);
+    const int64_t ncb = (n + nbc - 1) / nbc;
 
     T->nofault = O.F == 0 || urand(&r) < 0.1;
     T->nf = T->nofault ? 0 : O.F;
@@ -747,13 +750,16 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
             }
             break;
         }
-        default:
+        default: /* a checksum column: one pair per block of columns */
             f->row = irand(&r, 0, m - 1);
-            f->col = irand(&r, 0, 1);
+            f->col = irand(&r, 0, 2 * ncb - 1);
             break;
         }
         draw_kind(&r, f);
-        f->limit = thr;
+        /* the limit of the block that sees the fault: its column's block (a checksum column:
+         * the block of the pair) */
+        f->limit = qr_tau(m, n, A, lda,
+                          f->region == FT_REGION_CHECKSUM ? f->col / 2 : f->col / nbc);
     }
     uint64_t iseed = tu_next(&r);
     cfg_t cfg = {.nb = T->nb, .ve = T->ve, .verbose = verbose ? 2 : 0};
@@ -777,6 +783,7 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
     }
     for (int i = 0; i < T->nf; i++) {
         fault_rec_t *f = &T->f[i];
+        const double thr = f->limit;
         if (f->bc == BC_ADDE) {
             double x = f->applied ? fabs(f->before) : 0.0;
             if (!(x > 0.0) || !isfinite(x)) x = isfinite(thr) && thr > 0 ? 10 * thr : 1.0;
@@ -803,7 +810,8 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
     classify(T);
     if (verbose) {
         char buf[512];
-        printf("%% threshold tau = %.6g\n", thr);
+        for (int i = 0; i < T->nf; i++)
+            printf("%% fault %d: threshold tau of its checksum block = %.6g\n", i, T->f[i].limit);
         printf("%% report: %s\n", ft_report_string(&rep, buf, sizeof buf));
         for (int e = 0; e < rep.nevents; e++)
             printf("%%   event kind %d region %s (%lld,%lld) step %lld: %.17g -> %.17g\n",

@@ -38,6 +38,7 @@ set_tests_properties(testing_ft_dgeqrf_gpu testing_ft_dgeqrf_inject_gpu
 # ---- unit tests: each runs twice, argument cpu (label cpu) and cuda (label gpu) -------------
 foreach(t test_dgeqrf_semantics test_dgeqrf_inject test_dgeqrf_nofalse)
   ftla_test_target(${t})
+  target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src) # abft/abft.h (inject)
   add_test(NAME ${t}_cpu COMMAND ${t} cpu)
   set_tests_properties(${t}_cpu PROPERTIES LABELS cpu TIMEOUT 300)
   add_test(NAME ${t}_gpu COMMAND ${t} cuda)

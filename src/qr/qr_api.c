@@ -72,7 +72,10 @@ static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_in
     const ft_backend_t *be = c->be;
     g.ctx = c->ctx, g.be = be, g.rep = &c->rep, g.pol = c->pol, g.qm = c->main;
     g.protect = g.pol.protect != 0;
-    g.W = abft_wden(n);
+    g.nbc = abft_qr_check_width(n);
+    g.ncb = (n + g.nbc - 1) / g.nbc;
+    /* weights are local to a checksum block (of at most min(nbc, n) columns) */
+    g.W = abft_wden(g.nbc < n ? g.nbc : n);
     g.q = g.pol.verify_every;
     g.host = be->kind == FT_DEVICE_CPU;
     g.prof = c->ctx->policy.verbose >= 1;

@@ -50,14 +50,20 @@ int qr_encode(qr_t *g)
         frexp(amax * (double)n, &e); /* amax n < 2^e */
         g->sigma = ldexp(1.0, 1000 - e);
     }
+    /* block-diagonal weights: columns 2b and 2b+1 carry [sigma e, sigma w] on block b's columns
+     * (local weights w_jj = abft_weight(jj, W), W = abft_wden(nbc)) and zeros elsewhere */
+    const int64_t B = g->ncb, nbc = g->nbc;
+    memset(g->hEW, 0, (size_t)(2 * B * n) * sizeof(double));
     for (int64_t j = 0; j < n; j++) {
-        g->hEW[j] = g->sigma;
-        g->hEW[n + j] = g->sigma * abft_weight(j, g->W);
+        const int64_t b = j / nbc;
+        g->hEW[j + 2 * b * n] = g->sigma;
+        g->hEW[j + (2 * b + 1) * n] = g->sigma * abft_weight(j - b * nbc, g->W);
     }
-    FT_CHECK(be->set_matrix(g->qm, n, 2, g->hEW, n, g->dEW, n));
-    FT_CHECK(be->dgemm(g->qm, 'N', 'N', m, 2, n, 1.0, g->dA, g->ldda, g->dEW, n, 0.0,
+    FT_CHECK(be->set_matrix(g->qm, n, 2 * B, g->hEW, n, g->dEW, n));
+    FT_CHECK(be->dgemm(g->qm, 'N', 'N', m, 2 * B, n, 1.0, g->dA, g->ldda, g->dEW, n, 0.0,
                        g->dCS, m));
-    FT_CHECK(be->get_matrix(g->qm, m, 1, g->dCS, m, g->hN + 2 * n, m));
+    /* the plain checksum of every block (columns 0, 2, 4, ...) for the thresholds */
+    FT_CHECK(be->get_matrix(g->qm, m, B, g->dCS, 2 * m, g->hN + 2 * n, m));
     return FT_SUCCESS;
 }
 
@@ -69,16 +75,25 @@ void qr_threshold(qr_t *g)
 {
     const int64_t m = g->m, n = g->n;
     const double sm = sqrt((double)m);
-    double sa = 0.0;
-    for (int64_t j = 0; j < n; j++) {
-        const double n1 = g->hN[j], mx = g->hN[n + j];
-        const double cn = isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx) : sm * mx;
-        sa += (g->sigma * ABFT_U) * cn;
+    int ok = 1;
+    g->thr = g->bound = 0.0;
+    for (int64_t b = 0; b < g->ncb; b++) {
+        const int64_t j0 = b * g->nbc, j1 = j0 + g->nbc < n ? j0 + g->nbc : n;
+        double sa = 0.0;
+        for (int64_t j = j0; j < j1; j++) {
+            const double n1 = g->hN[j], mx = g->hN[n + j];
+            const double cn = isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx) : sm * mx;
+            sa += (g->sigma * ABFT_U) * cn;
+        }
+        const double ce = abft_nrm2(m, g->hN + 2 * n + b * m);
+        /* = abft_qr_bound(sigma sum_{j in b} ||a_j||, sigma ||A_b e||) */
+        g->boundb[b] = sa + ABFT_U * ce;
+        g->thrb[b] = abft_qr_tau(g->pol.tol, m, n, g->boundb[b]);
+        if (!isfinite(g->thrb[b]) || !isfinite(sa) || !isfinite(ce)) ok = 0;
+        if (g->thrb[b] > g->thr) g->thr = g->thrb[b];
+        if (g->boundb[b] > g->bound) g->bound = g->boundb[b];
     }
-    double ce = abft_nrm2(m, g->hN + 2 * n);
-    g->bound = sa + ABFT_U * ce; /* = abft_qr_bound(sigma sum ||a_j||, sigma ||A e||) */
-    g->thr = abft_qr_tau(g->pol.tol, m, n, g->bound);
-    g->checkable = isfinite(g->thr) && isfinite(sa) && isfinite(ce);
+    g->checkable = ok;
     g->norms_ready = 1;
     if (!g->checkable) {
         g->rep->unchecked++;
@@ -91,36 +106,49 @@ void qr_threshold(qr_t *g)
     }
 }
 
-/* hX = [R11 R12; 0 A22] [e w] over all m rows at panel boundary i, hC = dCS; syncs MAIN. */
+/* hX = [R11 R12; 0 A22] EW (m x 2B) at panel boundary i, hC = dCS; syncs MAIN. */
 static int check_sums(qr_t *g, int64_t i)
 {
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n, ld = g->ldda;
     FT_CHECK(be->sync(g->qs));
+    const int64_t c2 = 2 * g->ncb;
     if (i > 0) {
-        FT_CHECK(be->copy_matrix(g->qm, i, 2, g->dEW, n, g->dX, m));
-        FT_CHECK(be->dtrmm(g->qm, 'L', 'U', 'N', 'N', i, 2, 1.0, g->dA, ld, g->dX, m));
+        FT_CHECK(be->copy_matrix(g->qm, i, c2, g->dEW, n, g->dX, m));
+        FT_CHECK(be->dtrmm(g->qm, 'L', 'U', 'N', 'N', i, c2, 1.0, g->dA, ld, g->dX, m));
         if (n > i)
-            FT_CHECK(be->dgemm(g->qm, 'N', 'N', i, 2, n - i, 1.0, g->dA + i * ld, ld,
+            FT_CHECK(be->dgemm(g->qm, 'N', 'N', i, c2, n - i, 1.0, g->dA + i * ld, ld,
                                g->dEW + i, n, 1.0, g->dX, m));
     }
     if (m > i) {
         if (n > i) {
-            FT_CHECK(be->dgemm(g->qm, 'N', 'N', m - i, 2, n - i, 1.0,
+            FT_CHECK(be->dgemm(g->qm, 'N', 'N', m - i, c2, n - i, 1.0,
                                g->dA + i + i * ld, ld, g->dEW + i, n, 0.0, g->dX + i, m));
         } else {
-            FT_CHECK(be->memset0(g->qm, g->dX + i, (size_t)(m - i) * sizeof(double)));
-            FT_CHECK(be->memset0(g->qm, g->dX + m + i, (size_t)(m - i) * sizeof(double)));
+            for (int64_t c = 0; c < c2; c++)
+                FT_CHECK(be->memset0(g->qm, g->dX + i + c * m, (size_t)(m - i) * sizeof(double)));
         }
     }
-    FT_CHECK(be->get_matrix(g->qm, m, 2, g->dX, m, g->hX, m));
-    FT_CHECK(be->get_matrix(g->qm, m, 2, g->dCS, m, g->hC, m));
+    FT_CHECK(be->get_matrix(g->qm, m, c2, g->dX, m, g->hX, m));
+    FT_CHECK(be->get_matrix(g->qm, m, c2, g->dCS, m, g->hC, m));
     FT_CHECK(be->sync(g->qm));
-    g->rep->checks += m;
+    g->rep->checks += m * g->ncb;
     return FT_SUCCESS;
 }
 
 static int row_fails(double d, double thr) { return !(fabs(d) <= thr); }
+
+/* The residuals of the current checksum block g->cb at row l: r = c - X e_b, s = v - X w_b. */
+static inline double res_r(const qr_t *g, int64_t l)
+{
+    const int64_t o = 2 * g->cb * g->m;
+    return g->hC[o + l] - g->hX[o + l];
+}
+static inline double res_s(const qr_t *g, int64_t l)
+{
+    const int64_t o = (2 * g->cb + 1) * g->m;
+    return g->hC[o + l] - g->hX[o + l];
+}
 
 typedef struct {
     int64_t nr, ns;      /* failing rows of r, of s */
@@ -139,13 +167,13 @@ static int fails(const analysis_t *a) { return a->fr || a->fs; }
 static void analyse(const qr_t *g, analysis_t *a)
 {
     const int64_t m = g->m;
-    const double thr = g->thr;
+    const double thr = g->thrb[g->cb];
     memset(a, 0, sizeof *a);
     a->lmax = -1;
     a->lonly = -1;
     int64_t other = 0;
     for (int64_t l = 0; l < m; l++) {
-        double r = g->hC[l] - g->hX[l], s = g->hC[m + l] - g->hX[m + l];
+        double r = res_r(g, l), s = res_s(g, l);
         double ar = isnan(r) ? INFINITY : fabs(r), as = isnan(s) ? INFINITY : fabs(s);
         int fr = row_fails(r, thr), fs = row_fails(s, thr);
         a->nr += fr;
@@ -167,7 +195,7 @@ static void analyse(const qr_t *g, analysis_t *a)
     double qr2 = 0.0, qs2 = 0.0;
     const int rfin = isfinite(a->rmax) && a->rmax > 0, sfin = isfinite(a->smax) && a->smax > 0;
     for (int64_t l = 0; l < m; l++) {
-        double r = g->hC[l] - g->hX[l], s = g->hC[m + l] - g->hX[m + l];
+        double r = res_r(g, l), s = res_s(g, l);
         if (rfin) qr2 += (r / a->rmax) * (r / a->rmax);
         if (sfin) qs2 += (s / a->smax) * (s / a->smax);
     }
@@ -177,20 +205,24 @@ static void analyse(const qr_t *g, analysis_t *a)
     a->fs = a->ns > 0 || row_fails(a->sn, thr);
 }
 
-/* Column of a single error in row l (cols [lo, n)) from s_l / r_l, or by scanning the row for
+/* Column of a single error in row l (cols [lo, n) of the current block) from s_l / r_l, or by
+ * scanning the block's part of the row for
  * the only non-finite element when the check is not finite. -1 when not located. */
 static int locate_row(qr_t *g, int64_t l, int64_t lo, int64_t *j)
 {
-    const int64_t m = g->m, n = g->n;
-    double r = g->hC[l] - g->hX[l], s = g->hC[m + l] - g->hX[m + l];
+    const int64_t n = g->n;
+    double r = res_r(g, l), s = res_s(g, l);
     *j = -1;
+    const int64_t j0 = g->cb * g->nbc, j1 = j0 + g->nbc < n ? j0 + g->nbc : n;
     if (isfinite(r) && isfinite(s) && r != 0.0) {
-        int64_t c = abft_locate(s / r, g->W);
-        if (c >= lo && c < n && abft_consistent(r, s, c, g->W, g->thr)) *j = c;
+        int64_t jj = abft_locate(s / r, g->W), c = j0 + jj;
+        if (jj >= 0 && c >= lo && c < j1 && abft_consistent(r, s, jj, g->W, g->thrb[g->cb]))
+            *j = c;
         return FT_SUCCESS;
     }
     /* not finite: the corrupted element itself is Inf/NaN (an exponent flip) */
-    int64_t cnt = n - lo, found = -1, nbad = 0;
+    if (lo < j0) lo = j0;
+    int64_t cnt = j1 - lo, found = -1, nbad = 0;
     if (cnt <= 0) return FT_SUCCESS;
     FT_CHECK(g->be->get_matrix(g->qm, 1, cnt, g->dA + l + lo * g->ldda, g->ldda,
                                g->hrow, 1));
@@ -214,60 +246,56 @@ static int64_t locate_common(const qr_t *g, const analysis_t *a)
     if (!isfinite(a->rmax) || !isfinite(a->smax) || a->rmax == 0.0) return -1;
     double sr = 0.0, rr = 0.0;
     for (int64_t l = 0; l < m; l++) {
-        double rl = (g->hC[l] - g->hX[l]) / a->rmax, sl = (g->hC[m + l] - g->hX[m + l]) / a->rmax;
+        double rl = (res_r(g, l)) / a->rmax, sl = (res_s(g, l)) / a->rmax;
         sr += sl * rl;
         rr += rl * rl;
     }
     if (!(rr > 0.0)) return -1;
-    int64_t j = abft_locate(sr / rr, g->W);
-    if (j < 0 || j >= g->n) return -1;
-    const double w = abft_weight(j, g->W);
+    const int64_t j0 = g->cb * g->nbc, nj = j0 + g->nbc < g->n ? g->nbc : g->n - j0;
+    int64_t jj = abft_locate(sr / rr, g->W);
+    if (jj < 0 || jj >= nj) return -1;
+    const double w = abft_weight(jj, g->W);
     double e2 = 0.0;
     for (int64_t l = 0; l < m; l++) {
-        double rl = g->hC[l] - g->hX[l], sl = g->hC[m + l] - g->hX[m + l];
+        double rl = res_r(g, l), sl = res_s(g, l);
         double d = (sl - w * rl) / a->rmax;
         e2 += d * d;
     }
     const double en = a->rmax * sqrt(e2);
-    return en <= 2.0 * g->thr + a->rn / (4.0 * (double)g->W) ? j : -1;
+    return en <= 2.0 * g->thrb[g->cb] + a->rn / (4.0 * (double)g->W) ? j0 + jj : -1;
 }
 
 /*
- * Verify at panel boundary i (i = k: the final check) and act on the outcome. step = the panel
- * step about to be factored (or np at the end).
+ * Act on the checks of checksum block g->cb (columns cb*nbc ...) at panel boundary i; the
+ * residuals of all blocks are in hC - hX (check_sums). step = the panel step about to be
+ * factored (or np at the end).
  */
-int qr_verify(qr_t *g, int64_t i, int64_t step)
+static int verify_block(qr_t *g, int64_t i, int64_t step)
 {
-    if (!g->norms_ready) {
-        FT_CHECK(g->be->sync(g->qm));
-        qr_threshold(g);
-    }
-    if (!g->checkable || g->not_recovered || g->uncorrectable) return FT_SUCCESS;
-    double t0 = ft_wtime();
     const int64_t m = g->m;
     ft_report_t *rep = g->rep;
     analysis_t a;
-    FT_CHECK(check_sums(g, i));
     analyse(g, &a);
     if (!fails(&a)) {
-        if (g->bound > 0 && a.rmax / g->bound > g->max_ratio) g->max_ratio = a.rmax / g->bound;
-        if (a.smax / (g->bound > 0 ? g->bound : 1) > g->max_ratio && g->bound > 0)
-            g->max_ratio = a.smax / g->bound;
+        const double bd = g->boundb[g->cb];
+        if (bd > 0 && a.rmax / bd > g->max_ratio) g->max_ratio = a.rmax / bd;
+        if (bd > 0 && a.smax / bd > g->max_ratio) g->max_ratio = a.smax / bd;
         goto out;
     }
     /* a checksum column: only one of the two checks fails (a data error delta shows in s as
      * w_j delta with w_j > 1/2, so s stays far below tau/4 only when the data are intact) */
     int csum_col = -1;
-    if (a.fr && !a.fs && a.sn <= g->thr / 4) csum_col = 0;
+    if (a.fr && !a.fs && a.sn <= g->thrb[g->cb] / 4) csum_col = 0;
     else if (a.fs && !a.fr) csum_col = 1;
     if (csum_col >= 0) {
         rep->checksum_errors++;
-        ft_report_event(rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, -1, csum_col, step, 0.0, 0.0);
+        ft_report_event(rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, -1, 2 * g->cb + csum_col,
+                        step, 0.0, 0.0);
         ft_log(g->ctx, 2, "dgeqrf: checksum column %d corrupted (step %lld); data intact",
                csum_col, (long long)step);
         if (i < g->k) /* online: restore it from the data for the checks still to come */
-            FT_CHECK(g->be->copy_matrix(g->qm, m, 1, g->dX + csum_col * m, m,
-                                        g->dCS + csum_col * m, m));
+            FT_CHECK(g->be->copy_matrix(g->qm, m, 1, g->dX + (2 * g->cb + csum_col) * m, m,
+                                        g->dCS + (2 * g->cb + csum_col) * m, m));
         goto out;
     }
     /* data errors. Each failing row l points to its own column j_l (s_l / r_l = w_j). An
@@ -285,27 +313,27 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         memset(cnt, 0, (size_t)g->n * sizeof(int));
         int64_t nonfinite = 0; /* non-finite checks: located by scanning the row (a few) */
         for (int64_t l = 0; l < m; l++)
-            if (!isfinite(g->hC[l] - g->hX[l]) || !isfinite(g->hC[m + l] - g->hX[m + l]))
+            if (!isfinite(res_r(g, l)) || !isfinite(res_s(g, l)))
                 nonfinite++;
         for (int64_t l = 0; l < m; l++) {
             Jall[l] = -1;
-            if (!row_fails(g->hC[l] - g->hX[l], g->thr) &&
-                !row_fails(g->hC[m + l] - g->hX[m + l], g->thr))
+            if (!row_fails(res_r(g, l), g->thrb[g->cb]) &&
+                !row_fails(res_s(g, l), g->thrb[g->cb]))
                 continue;
             nfail++;
             if (!(l < i || i < g->k)) continue; /* final check: rows >= k hold no data */
-            double r = g->hC[l] - g->hX[l];
-            double sl = g->hC[m + l] - g->hX[m + l];
+            double r = res_r(g, l);
+            double sl = res_s(g, l);
             int finite = isfinite(r) && isfinite(sl);
-            if ((finite && fabs(r) >= 8.0 * (double)g->W * g->thr) ||
+            if ((finite && fabs(r) >= 8.0 * (double)g->W * g->thrb[g->cb]) ||
                 (!finite && nonfinite <= 8))
                 FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
             if (Jall[l] >= 0) cnt[Jall[l]]++;
         }
         if (nfail == 1) { /* the only failing row: also imprecise or non-finite checks */
             for (int64_t l = 0; l < m; l++)
-                if (row_fails(g->hC[l] - g->hX[l], g->thr) ||
-                    row_fails(g->hC[m + l] - g->hX[m + l], g->thr)) {
+                if (row_fails(res_r(g, l), g->thrb[g->cb]) ||
+                    row_fails(res_s(g, l), g->thrb[g->cb])) {
                     if ((l < i || i < g->k) && Jall[l] < 0) {
                         FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
                         if (Jall[l] >= 0) cnt[Jall[l]]++;
@@ -316,8 +344,8 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         int imprecise = 0; /* a single taken on an imprecise ratio (the only failing row) */
         for (int64_t l = 0; l < m && nF < MAX_SINGLE; l++)
             if (Jall[l] >= 0 && cnt[Jall[l]] == 1) {
-                const double rl = g->hC[l] - g->hX[l];
-                if (!(fabs(rl) >= 8.0 * (double)g->W * g->thr)) imprecise = 1;
+                const double rl = res_r(g, l);
+                if (!(fabs(rl) >= 8.0 * (double)g->W * g->thrb[g->cb])) imprecise = 1;
                 F[nF] = l;
                 J[nF++] = Jall[l];
                 nsingle++;
@@ -330,7 +358,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
             }
             FT_CHECK(check_sums(g, i));
             for (int64_t t = 0; t < nF; t++) {
-                after[t] = (g->hC[F[t]] - g->hX[F[t]]) / g->sigma; /* scaled units */
+                after[t] = (res_r(g, F[t])) / g->sigma; /* scaled units */
                 FT_CHECK(g->be->set_elem(g->qm, g->dA + F[t] + J[t] * g->ldda, after[t]));
             }
             FT_CHECK(check_sums(g, i));
@@ -340,8 +368,8 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
              * below tau/4, docs/qr.md): an error already spread by an update shows its largest
              * row alone above tau, and "correcting" that row leaves the rest of the spread
              * (issue 7). Such a correction is undone and the error reported. */
-            const int verified = !fails(&a) && (!imprecise || (a.rn <= g->thr / 2 &&
-                                                               a.sn <= g->thr / 2));
+            const int verified = !fails(&a) && (!imprecise || (a.rn <= g->thrb[g->cb] / 2 &&
+                                                               a.sn <= g->thrb[g->cb] / 2));
             if (verified) {
                 for (int64_t t = 0; t < nF; t++) {
                     ft_region_t reg = F[t] < i ? FT_REGION_R : FT_REGION_TRAILING;
@@ -374,7 +402,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         ft_report_event(rep, FT_EVENT_LOCATED, FT_REGION_TRAILING, -1, j, step, 0.0, 0.0);
         ft_log(g->ctx, 1, "dgeqrf: error located in column %lld (%lld failing rows, ||r|| = "
                "%.3g, tau %.3g), not recovered", (long long)j,
-               (long long)(a.nr > a.ns ? a.nr : a.ns), a.rn, g->thr);
+               (long long)(a.nr > a.ns ? a.nr : a.ns), a.rn, g->thrb[g->cb]);
     } else {
         rep->uncorrectable++;
         g->uncorrectable = 1;
@@ -384,6 +412,49 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
                (long long)(a.nr > a.ns ? a.nr : a.ns));
     }
 out:
+    return FT_SUCCESS;
+}
+
+/*
+ * Verify at panel boundary i (i = k: the final check) and act on the outcome, block by block
+ * (an error in one block of columns does not disturb the checks of the others). step = the panel
+ * step about to be factored (or np at the end).
+ */
+int qr_verify(qr_t *g, int64_t i, int64_t step)
+{
+    if (!g->norms_ready) {
+        FT_CHECK(g->be->sync(g->qm));
+        qr_threshold(g);
+    }
+    if (!g->checkable || g->not_recovered || g->uncorrectable) return FT_SUCCESS;
+    double t0 = ft_wtime();
+    FT_CHECK(check_sums(g, i));
+    /* An element that became Inf/NaN makes its row of X non-finite in every block (0 * Inf in
+     * the product with the block-diagonal weights): its own block is handled first, and its
+     * correction clears the others. */
+    int64_t first = 0;
+    for (int64_t l = 0, found = 0; l < g->m && !found; l++)
+        for (g->cb = 0; g->cb < g->ncb; g->cb++)
+            if (!isfinite(res_r(g, l)) || !isfinite(res_s(g, l))) {
+                const int64_t lo = l < i ? l : i, cnt = g->n - lo;
+                if (cnt > 0) {
+                    FT_CHECK(g->be->get_matrix(g->qm, 1, cnt, g->dA + l + lo * g->ldda, g->ldda,
+                                               g->hrow, 1));
+                    FT_CHECK(g->be->sync(g->qm));
+                    for (int64_t c = 0; c < cnt; c++)
+                        if (!isfinite(g->hrow[c])) {
+                            first = (lo + c) / g->nbc;
+                            break;
+                        }
+                }
+                found = 1;
+                break;
+            }
+    for (int64_t t = 0; t < g->ncb; t++) {
+        g->cb = t == 0 ? first : (t <= first ? t - 1 : t);
+        FT_CHECK(verify_block(g, i, step));
+        if (g->not_recovered || g->uncorrectable) break;
+    }
     g->tprot += ft_wtime() - t0;
     if (g->prof) g->ph_csum += ft_wtime() - t0;
     return FT_SUCCESS;

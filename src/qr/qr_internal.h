@@ -34,6 +34,8 @@ typedef struct {
     int host;            /* host backend: work memory is host memory, no copies */
     int protect;
     int64_t m, n, k, nb, np, W, q;
+    int64_t nbc, ncb;    /* checksum column blocks: width (abft_qr_check_width) and count */
+    int64_t cb;          /* the block being verified (qr_checks.c) */
     double *dA;
     int64_t ldda;
     double *tau;
@@ -47,7 +49,8 @@ typedef struct {
     /* threshold */
     int norms_ready, checkable;
     int unchecked_finite; /* checks impossible although the input is finite (overflow) */
-    double thr, bound; /* thr = tau of the checks; bound = u*(sum ||a_j|| + ||Ae||) */
+    double thr, bound; /* the largest block threshold and bound (logs, measurements) */
+    double *thrb, *boundb; /* per checksum block: tau_b and u (sum_{j in b} ||a_j|| + ||A_b e||) */
     double sigma;      /* power-of-two scale of the checksum columns (qr_encode) */
     double max_ratio;  /* max |r_l| / bound seen on clean checks (measurement, verbose 2) */
     /* fault plan of this call */

@@ -34,20 +34,22 @@ int64_t qr_auto_nb(int64_t n)
     return n < 1024 ? 32 : 64;
 }
 
-/* Work memory: dCS m x 2, dEW n x 2, dX m x 2, dV 2 x m x nb, dT 2 x nb x nb, dWa nb x nb,
- * dWb nb x n, dWc nb x 2, dN1 n, dMx n. */
+/* Work memory (B = checksum blocks): dCS m x 2B, dEW n x 2B, dX m x 2B, dV 2 x m x nb,
+ * dT 2 x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 2B, dN1 n, dMx n. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
-    int64_t t[] = {6, m, 4, n, 2 * nb, m, 3 * nb, nb, nb, n, 2, nb + 32}, e;
-    return ft_sum_of_products(6, t, &e) ? -1 : e;
+    const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
+    int64_t t[] = {4 * B, m, 2 * B + 2, n, 2 * nb, m, 3 * nb, nb, nb, n, 2 * B, nb, 1, 64}, e;
+    return ft_sum_of_products(7, t, &e) ? -1 : e;
 }
 
-/* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW 2n, hN 2n + m, hC 2m, hX 2m,
- * hrow n, hJ m (int64), hcnt n (int). */
+/* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 2B, hN 2n + m B,
+ * hC m x 2B, hX m x 2B, hrow n, hJ m (int64), hcnt n (int), thrb B, boundb B. */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
-    int64_t t[] = {2 * nb, m, nb, nb, 64, nb, 6, n, 6, m, 1, 64}, e;
-    return ft_sum_of_products(6, t, &e) ? -1 : e;
+    const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
+    int64_t t[] = {2 * nb, m, nb, nb, 64, nb, 2 * B + 4, n, 5 * B + 2, m, 2, B, 1, 64}, e;
+    return ft_sum_of_products(7, t, &e) ? -1 : e;
 }
 
 /* Work and host buffers, from the call's arenas. */
@@ -58,16 +60,17 @@ int qr_setup(qr_t *g)
     if (nw < 0 || nh < 0) return FT_ERR_TOO_LARGE;
     double *w;
     FT_CHECK(ft_call_work_doubles(g->call, nw, &w));
-    g->dCS = w, w += 2 * m;
-    g->dEW = w, w += 2 * n;
-    g->dX = w, w += 2 * m;
+    const int64_t B = g->ncb;
+    g->dCS = w, w += 2 * B * m;
+    g->dEW = w, w += 2 * B * n;
+    g->dX = w, w += 2 * B * m;
     g->dV[0] = w, w += m * nb;
     g->dV[1] = w, w += m * nb;
     g->dT[0] = w, w += nb * nb;
     g->dT[1] = w, w += nb * nb;
     g->dWa = w, w += nb * nb;
     g->dWb = w, w += nb * n;
-    g->dWc = w, w += 2 * nb;
+    g->dWc = w, w += 2 * B * nb;
     g->dN1 = w, w += n;
     g->dMx = w, w += n;
     g->lhwork = nb * 64;
@@ -77,10 +80,12 @@ int qr_setup(qr_t *g)
     g->hV = h, h += m * nb;
     g->hT = h, h += nb * nb;
     g->hwork = h, h += g->lhwork;
-    g->hEW = h, h += 2 * n;
-    g->hN = h, h += 2 * n + m;
-    g->hC = h, h += 2 * m;
-    g->hX = h, h += 2 * m;
+    g->hEW = h, h += 2 * B * n;
+    g->hN = h, h += 2 * n + B * m;
+    g->hC = h, h += 2 * B * m;
+    g->hX = h, h += 2 * B * m;
+    g->thrb = h, h += B;
+    g->boundb = h, h += B;
     g->hrow = h, h += n;
     g->hJ = (int64_t *)h, h += m;
     g->hcnt = (int *)h;
@@ -185,8 +190,8 @@ int qr_factor(qr_t *g)
         }
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
         if (g->protect)
-            FT_CHECK(larfb(g, g->qs, mi, 2, ib, g->dV[b], m, g->dT[b], nb, g->dCS + i, m,
-                           g->dWc, nb));
+            FT_CHECK(larfb(g, g->qs, mi, 2 * g->ncb, ib, g->dV[b], m, g->dT[b], nb,
+                           g->dCS + i, m, g->dWc, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
     }
     FT_CHECK(be->sync(g->qm));
