@@ -156,12 +156,13 @@ FT_HD int abft_check(double tol, int64_t k, int64_t T, double alpha, double beta
 /* Width of a block of columns of the QR checksum columns: every block of nbc columns carries its
  * own pair [A_b e, A_b w] and its own threshold (issue 7, hole 6: one pair for all n columns made
  * the threshold grow with the sum of all column norms, far above the accuracy contract on graded
- * data). A power of two between 32 and 256, about n/8: at most 2/32 more update flops for small
- * n, 2/256 for large. */
+ * data). A power of two between 32 and 1024, about n/8: at most 2/32 more update flops for small
+ * n, 2/1024 for large (on the H100 at n = 32768 the checks then cost 45 ms of 5 s; with 256 they
+ * cost 154 ms, docs/performance.md). */
 FT_HD int64_t abft_qr_check_width(int64_t n)
 {
     int64_t w = 32;
-    while (w < 256 && 8 * w < n) w <<= 1;
+    while (w < 1024 && 8 * w < n) w <<= 1;
     return w;
 }
 
