@@ -210,8 +210,8 @@ static double gemm_tau(int64_t m, int64_t n, int64_t k, int64_t T, double alpha,
     }
     if (beta != 0.0)
         for (int64_t j = j0; j < j1; j++) h += fabs(C0[i + j * m]);
-    double t = abft_tau(TOL_ABFT, k, T, alpha, beta, an, zmax, h, 0.0);
-    if (s > 0.0 && isfinite(s)) t += abft_tau_s(TOL_ABFT, T, s);
+    double t = abft_tau(TOL_ABFT, k, j1 - j0, alpha, beta, an, zmax, h, 0.0);
+    if (s > 0.0 && isfinite(s)) t += abft_tau_s(TOL_ABFT, j1 - j0, s);
     return t;
 }
 static double gemm_rowabs(int64_t m, int64_t n, int64_t T, const double *C, int64_t ldc, int64_t i,
@@ -267,9 +267,9 @@ static double gemm_limit_operand(int a, int64_t m, int64_t n, int64_t k, int64_t
         for (int64_t ll = 0; ll < k; ll++) an += fabs(LA[r + ll * m]);
         if (beta != 0.0)
             for (int64_t jj = j0; jj < j1; jj++) h += fabs(C0[r + jj * m]);
-        double tau = abft_tau(TOL_ABFT, k, T, alpha, beta, an, zmax, h, 0.0);
+        double tau = abft_tau(TOL_ABFT, k, j1 - j0, alpha, beta, an, zmax, h, 0.0);
         double sabs = gemm_rowabs(m, n, T, Cref, ldc, r, J);
-        if (sabs > 0.0 && isfinite(sabs)) tau += abft_tau_s(TOL_ABFT, T, sabs);
+        if (sabs > 0.0 && isfinite(sabs)) tau += abft_tau_s(TOL_ABFT, j1 - j0, sabs);
         if (tau / sens < best) best = tau / sens;
     }
     (void)i;

@@ -85,16 +85,21 @@ FT_HD int abft_is_checksum_only(int outcome)
 /* ---- ft_dgemm thresholds ------------------------------------------------------------------ */
 
 /*
- * Threshold of one check (a sum of T elements of C = alpha*op(A)*op(B) + beta*C0 along a row of
- * a tile, or along a column), compared with its prediction. With
+ * Threshold of one check (a sum of the T elements of C = alpha*op(A)*op(B) + beta*C0 along a row
+ * of a tile, or along a column; T is the number of elements actually summed — a partial tile's
+ * width — not the tile size), compared with its prediction. With
  *   g = gnorm * gmax >= sum over the T elements of |op(A)(i,:)| |op(B)(:,j)|: for a row check
  *       gnorm = ||op(A)(i,:)||_1 and gmax = max_l z(l), z = block row sums of |op(B)|; for a
  *       column check gnorm = ||op(B)(:,j)||_1 and gmax = max_l of the block column sums of
  *       |op(A)| (docs/thresholds.md);
  *   h = sum over the T elements of |C0(i,j)|;  s = sum over the T elements of |C(i,j)|;
  * the computed check and prediction differ by at most
- *   gamma_{2k+2T+4} (|alpha| g + |beta| h) + gamma_T s
+ *   gamma_{2k+T+4} |alpha| g + gamma_{T+4} |beta| h + gamma_{T+1} s
  *   + (eta/2) [ |alpha| (k T + T gnorm + k + 1) + |beta| (T + 1) + T + 2 ]
+ * (each element: a k-term dot product, alpha, beta*c0 and the sum, gamma_{k+2} |alpha| g_ij +
+ * gamma_2 |beta| |c0_ij|; their weighted sum gamma_{T+1} s; the prediction alpha op(A)(i,:) y +
+ * beta C0(i,J) w with y = op(B) w: gamma_{k+T+2} |alpha| g + gamma_{T+2} |beta| h. The beta*C0
+ * part never meets k: issue 7, hole 6 found it multiplied by 2k + 2T + 4.)
  * The last line is gradual underflow, each underflowing product losing up to eta/2 absolutely:
  * the k T products of the T elements' dot products and the k of the prediction (all scaled by
  * alpha), the T weighted sums of the encoded operand (w_j x for subnormal x) — amplified by the
@@ -109,9 +114,9 @@ FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double bet
                       double gmax, double h, double s)
 {
     const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
-    const double c = tol * ABFT_U * (2.0 * kk + 2.0 * tt + 4.0);
+    const double c = tol * ABFT_U * (2.0 * kk + tt + 4.0);
     const double gterm = ((c * aa) * gnorm) * gmax;
-    const double rest = c * bb * h + tol * ABFT_U * (tt + 1.0) * s;
+    const double rest = tol * ABFT_U * (tt + 4.0) * bb * h + tol * ABFT_U * (tt + 1.0) * s;
     const double under = tol * ABFT_ETA * (aa * (kk * tt + kk + 1.0) + bb * (tt + 1.0) + tt + 2.0) +
                          ((tol * ABFT_ETA * tt) * aa) * gnorm;
     return gterm + rest + under;

@@ -19,7 +19,7 @@ typedef struct dgemm_flag {
 
 /* Inputs of the row-check comparison (all work-memory pointers, column-major, ld = m). */
 typedef struct dgemm_rowcheck_args {
-    int64_t m, nb, k, T, W;
+    int64_t m, n, nb, k, T, W; /* n: columns of C (the last block may be partial) */
     double alpha, beta, tol;
     const double *sums;   /* m x 2nb: plain/weighted block row sums of the computed C */
     const double *abss;   /* m x nb : absolute block row sums of the computed C */
@@ -48,7 +48,8 @@ FT_HD int dgemm_row_check(const dgemm_rowcheck_args_t *a, int64_t i, int64_t J, 
     }
     *de = a->sums[i + 2 * J * m] - pe;
     *dw = a->sums[i + (2 * J + 1) * m] - pw;
-    int r = abft_check(a->tol, a->k, a->T, a->alpha, a->beta, a->anorm[i], a->zmax[J], h,
+    const int64_t tj = a->n - J * a->T < a->T ? a->n - J * a->T : a->T; /* block J's width */
+    int r = abft_check(a->tol, a->k, tj, a->alpha, a->beta, a->anorm[i], a->zmax[J], h,
                        a->abss[i + J * m], *de, *dw, tau);
     return r == ABFT_UNVERIFIABLE ? 2 : r != ABFT_PASS;
 }

@@ -226,7 +226,7 @@ static int dgemm_checked(gemm_t *g)
 
     /* verify every (row, column block) */
     FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->CS, m, g->CA, m));
-    dgemm_rowcheck_args_t args = {.m = m, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
+    dgemm_rowcheck_args_t args = {.m = m, .n = n, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
                                   .beta = g->beta, .tol = g->pol.tol, .sums = g->CS,
                                   .abss = g->CA, .pred = g->P, .anorm = g->anorm,
                                   .zmax = g->zmax, .csums = g->have_c0 ? g->C0S : NULL,

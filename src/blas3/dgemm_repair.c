@@ -157,12 +157,12 @@ static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gn
 
 static int row_status(const gemm_t *g, const tile_t *t, int64_t i)
 {
-    return check_one(g, g->T, t->pe[i], t->pw[i], t->rg[i], t->rgmax, t->rh[i], t->rse[i],
+    return check_one(g, t->nJ, t->pe[i], t->pw[i], t->rg[i], t->rgmax, t->rh[i], t->rse[i],
                      t->rsw[i], t->rsa[i]);
 }
 static int col_status(const gemm_t *g, const tile_t *t, int64_t j)
 {
-    return check_one(g, g->T, t->qe[j], t->qw[j], t->cg[j], t->cgmax, t->ch[j], t->cse[j],
+    return check_one(g, t->mI, t->qe[j], t->qw[j], t->cg[j], t->cgmax, t->ch[j], t->cse[j],
                      t->csw[j], t->csa[j]);
 }
 
@@ -286,7 +286,7 @@ static int prediction_intact(gemm_t *g, tile_t *t, int64_t i, int *intact, int *
     FT_CHECK(g->be->get_matrix(g->qm, 6, 1, d, 6, h, 6));
     FT_CHECK(g->be->sync(g->qm));
     double tau;
-    int cmp = abft_check(g->pol.tol, g->k, g->T, g->alpha, 0.0, t->rg[i], t->rgmax, 0.0, 0.0,
+    int cmp = abft_check(g->pol.tol, g->k, t->nJ, g->alpha, 0.0, t->rg[i], t->rgmax, 0.0, 0.0,
                          g->alpha * (h[0] - h[2]), g->alpha * (h[1] - h[3]), &tau);
     *intact = cmp == ABFT_PASS;
     *operand = !(fabs(h[4] - h[5]) <= 2.0 * ((double)g->k + 1.0) * ABFT_U * h[5]);
@@ -477,7 +477,7 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
             int64_t i = R[r];
             double de = t.rse[i] - t.pe[i], dw = t.rsw[i] - t.pw[i];
             double x1 = (dw - w0 * de) / (w1 - w0), x0 = de - x1;
-            double tau = abft_tau(g->pol.tol, g->k, g->T, g->alpha, g->beta, t.rg[i], t.rgmax,
+            double tau = abft_tau(g->pol.tol, g->k, t.nJ, g->alpha, g->beta, t.rg[i], t.rgmax,
                                   t.rh[i], t.rsa[i]);
             if (!isfinite(x0) || !isfinite(x1)) ok = 0;
             for (int c = 0; c < 2 && ok; c++)

@@ -42,7 +42,7 @@ typedef struct {
     /* work memory */
     double *dCS, *dEW, *dX, *dV[2], *dT[2], *dWa, *dWb, *dWc, *dN1, *dMx;
     /* host (pinned) memory */
-    double *hP, *hV, *hT, *hwork, *hEW, *hN, *hC, *hX, *hrow;
+    double *hP, *hV, *hT, *hwork, *hEW, *hN, *hC, *hX, *hrow, *hcol, *hcol0;
     int64_t *hJ; /* m: column pointed to by each failing row */
     int *hcnt;   /* n: failing rows per column */
     int64_t ldp, lhwork;

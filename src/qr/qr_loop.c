@@ -44,11 +44,11 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 }
 
 /* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 2B, hN 2n + m B,
- * hC m x 2B, hX m x 2B, hrow n, hJ m (int64), hcnt n (int), thrb B, boundb B. */
+ * hC m x 2B, hX m x 2B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B. */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
-    int64_t t[] = {2 * nb, m, nb, nb, 64, nb, 2 * B + 4, n, 5 * B + 2, m, 2, B, 1, 64}, e;
+    int64_t t[] = {2 * nb, m, nb, nb, 64, nb, 2 * B + 4, n, 5 * B + 3, m, 2, B, 1, 64}, e;
     return ft_sum_of_products(7, t, &e) ? -1 : e;
 }
 
@@ -88,6 +88,8 @@ int qr_setup(qr_t *g)
     g->boundb = h, h += B;
     g->hrow = h, h += n;
     g->hJ = (int64_t *)h, h += m;
+    g->hcol = h, h += m;
+    g->hcol0 = h, h += m;
     g->hcnt = (int *)h;
     g->ldp = m;
     return FT_SUCCESS;
