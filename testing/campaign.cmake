@@ -15,3 +15,18 @@ add_test(NAME campaign_gate_gpu
 add_test(NAME campaign_stress_gpu COMMAND ft_campaign --device cuda --stress)
 set_tests_properties(campaign_gate_gpu campaign_stress_gpu
                      PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+# the caller's arrays in GPU memory (the _gpu entry points; faults land in the caller's device
+# memory, the library works on them in place)
+add_test(NAME campaign_gate_gpu_devptr
+         COMMAND ft_campaign --device cuda --pointers device --trials 300 --routine all --seed 2
+                 --quiet)
+add_test(NAME campaign_stress_gpu_devptr COMMAND ft_campaign --device cuda --pointers device --stress)
+set_tests_properties(campaign_gate_gpu_devptr campaign_stress_gpu_devptr
+                     PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# Regressions found by large campaigns, replayed on every run (each was a gate failure once):
+#   seed 11 dgeqrf 1583: a trailing fault spread by an update, "corrected" in its largest row only
+#   (a false alarm: the rest of the spread left the result outside the contract)
+add_test(NAME campaign_replay_s11_qr1583_cpu
+         COMMAND ft_campaign --device cpu --seed 11 --routine dgeqrf --trial 1583)
+set_tests_properties(campaign_replay_s11_qr1583_cpu PROPERTIES LABELS cpu TIMEOUT 60)

@@ -29,6 +29,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#ifdef FTLA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 #define MAXF 8         /* faults per trial */
 #define TOL_RATIO 30.0 /* accuracy ratios of the testers */
@@ -115,11 +118,83 @@ typedef struct {
     int stress;
     int64_t trial;
     int quiet;
+    int devptr; /* --pointers device: the caller's data in GPU memory (the _gpu entry points) */
     const char *skip[16];
     int nskip;
 } opts_t;
 
 static opts_t O;
+
+/* ---- the calls: host pointers (ft_*_ex), or with --pointers device the caller's arrays in GPU
+ * memory (ft_*_gpu_ex: the library works on them in place, faults land in the caller's device
+ * memory). Copies in and out are the campaign's, outside the call. ------------------------------ */
+
+#ifdef FTLA_HAVE_CUDA
+static int dev_fail(cudaError_t e, const char *what)
+{
+    printf("%% cuda error in the campaign's own %s: %s\n", what, cudaGetErrorString(e));
+    return FT_ERR_CUDA;
+}
+#endif
+
+static int call_dgemm(ft_context_t *ctx, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                      double alpha, const double *A, int64_t lda, const double *B, int64_t ldb,
+                      double beta, double *C, int64_t ldc, ft_report_t *rep)
+{
+#ifdef FTLA_HAVE_CUDA
+    if (O.devptr) {
+        const size_t na = (size_t)lda * (size_t)(ta == 'N' ? k : m),
+                     nb = (size_t)ldb * (size_t)(tb == 'N' ? n : k), nc = (size_t)ldc * (size_t)n;
+        double *dA = NULL, *dB = NULL, *dC = NULL;
+        int st = 0;
+        cudaError_t e;
+        if ((e = cudaMalloc((void **)&dA, (na + 1) * sizeof(double))) ||
+            (e = cudaMalloc((void **)&dB, (nb + 1) * sizeof(double))) ||
+            (e = cudaMalloc((void **)&dC, (nc + 1) * sizeof(double))) ||
+            (e = cudaMemcpy(dA, A, na * sizeof(double), cudaMemcpyHostToDevice)) ||
+            (e = cudaMemcpy(dB, B, nb * sizeof(double), cudaMemcpyHostToDevice)) ||
+            (e = cudaMemcpy(dC, C, nc * sizeof(double), cudaMemcpyHostToDevice)))
+            st = dev_fail(e, "copy in");
+        if (!st) {
+            st = ft_dgemm_gpu_ex(ctx, ta, tb, (ft_int)m, (ft_int)n, (ft_int)k, alpha, dA,
+                                 (ft_int)lda, dB, (ft_int)ldb, beta, dC, (ft_int)ldc, rep);
+            if ((e = cudaMemcpy(C, dC, nc * sizeof(double), cudaMemcpyDeviceToHost)))
+                st = dev_fail(e, "copy out");
+        }
+        cudaFree(dA);
+        cudaFree(dB);
+        cudaFree(dC);
+        return st;
+    }
+#endif
+    return ft_dgemm_ex(ctx, ta, tb, (ft_int)m, (ft_int)n, (ft_int)k, alpha, A, (ft_int)lda, B,
+                       (ft_int)ldb, beta, C, (ft_int)ldc, rep);
+}
+
+static int call_dgeqrf(ft_context_t *ctx, int64_t m, int64_t n, double *A, int64_t lda,
+                       double *tau, double *work, int64_t lwork, ft_int *info, ft_report_t *rep)
+{
+#ifdef FTLA_HAVE_CUDA
+    if (O.devptr) {
+        const size_t na = (size_t)lda * (size_t)n;
+        double *dA = NULL;
+        int st = 0;
+        cudaError_t e;
+        if ((e = cudaMalloc((void **)&dA, (na + 1) * sizeof(double))) ||
+            (e = cudaMemcpy(dA, A, na * sizeof(double), cudaMemcpyHostToDevice)))
+            st = dev_fail(e, "copy in");
+        if (!st) {
+            st = ft_dgeqrf_gpu_ex(ctx, (ft_int)m, (ft_int)n, dA, (ft_int)lda, tau, info, rep);
+            if ((e = cudaMemcpy(A, dA, na * sizeof(double), cudaMemcpyDeviceToHost)))
+                st = dev_fail(e, "copy out");
+        }
+        cudaFree(dA);
+        return st;
+    }
+#endif
+    return ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, A, (ft_int)lda, tau, work, (ft_int)lwork, info,
+                        rep);
+}
 
 /* ---- random helpers ------------------------------------------------------------------------ */
 
@@ -608,8 +683,8 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
         int st = make_ctx(&ctx, &cfg, iseed);
         if (!st) st = plan(ctx, T->f, T->nf, 1);
         if (!st) {
-            ft_dgemm_ex(ctx, T->ta, T->tb, (ft_int)m, (ft_int)n, (ft_int)k, T->alpha, A,
-                        (ft_int)lda, B, (ft_int)ldb, T->beta, C, (ft_int)ldc, &rep);
+            call_dgemm(ctx, T->ta, T->tb, m, n, k, T->alpha, A, lda, B, ldb, T->beta, C, ldc,
+                       &rep);
             match_events(&rep, T->f, T->nf);
         }
         ft_context_destroy(ctx);
@@ -639,8 +714,8 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
         T->status = st;
         memset(&rep, 0, sizeof rep);
     } else {
-        T->status = ft_dgemm_ex(ctx, T->ta, T->tb, (ft_int)m, (ft_int)n, (ft_int)k, T->alpha, A,
-                                (ft_int)lda, B, (ft_int)ldb, T->beta, C, (ft_int)ldc, &rep);
+        T->status = call_dgemm(ctx, T->ta, T->tb, m, n, k, T->alpha, A, lda, B, ldb, T->beta, C,
+                               ldc, &rep);
     }
     copy_counters(T, &rep);
     match_events(&rep, T->f, T->nf);
@@ -774,8 +849,7 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
         st = make_ctx(&ctx, &cfg, iseed);
         if (!st) st = plan(ctx, T->f, T->nf, 1);
         if (!st) {
-            ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, work,
-                         (ft_int)(n * 64 + 1), &info, &rep);
+            call_dgeqrf(ctx, m, n, AF, lda, tau, work, n * 64 + 1, &info, &rep);
             match_events(&rep, T->f, T->nf);
         }
         ft_context_destroy(ctx);
@@ -799,8 +873,7 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
         T->status = st;
         memset(&rep, 0, sizeof rep);
     } else {
-        T->status = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)lda, tau, work,
-                                 (ft_int)(n * 64 + 1), &info, &rep);
+        T->status = call_dgeqrf(ctx, m, n, AF, lda, tau, work, n * 64 + 1, &info, &rep);
     }
     copy_counters(T, &rep);
     match_events(&rep, T->f, T->nf);
@@ -840,7 +913,9 @@ static void replay_cmd(const trial_t *T, char *buf, size_t len)
                      (unsigned long long)O.seed, routine_name[T->routine], (long long)T->t);
     if (O.F != 1) w += snprintf(buf + w, len - (size_t)w, " --faults-per-trial %d", O.F);
     if (O.regions_given) w += snprintf(buf + w, len - (size_t)w, " --regions %s", O.regions_arg);
-    if (O.device == FT_DEVICE_CUDA) snprintf(buf + w, len - (size_t)w, " --device cuda");
+    if (O.device == FT_DEVICE_CUDA)
+        w += snprintf(buf + w, len - (size_t)w, " --device cuda");
+    if (O.devptr) snprintf(buf + w, len - (size_t)w, " --pointers device");
 }
 
 static void print_trial(const trial_t *T)
@@ -1202,8 +1277,7 @@ static void stress_gemm(const gemm_case_t *c, stress_rec_t *s)
     memset(&rep, 0, sizeof rep);
     int st = make_ctx(&ctx, &cfg, 1);
     if (!st)
-        st = ft_dgemm_ex(ctx, c->ta, c->tb, (ft_int)m, (ft_int)n, (ft_int)k, c->alpha, A,
-                         (ft_int)ra, B, (ft_int)rb, beta, C, (ft_int)m, &rep);
+        st = call_dgemm(ctx, c->ta, c->tb, m, n, k, c->alpha, A, ra, B, rb, beta, C, m, &rep);
     ft_context_destroy(ctx);
     s->routine = "dgemm";
     s->name = c->name;
@@ -1255,8 +1329,7 @@ static void stress_qr(const qr_case_t *c, stress_rec_t *s)
     ft_int info = 0;
     int st = make_ctx(&ctx, &cfg, 1);
     if (!st)
-        st = ft_dgeqrf_ex(ctx, (ft_int)m, (ft_int)n, AF, (ft_int)m, tau, work, (ft_int)(64 * n + 1),
-                          &info, &rep);
+        st = call_dgeqrf(ctx, m, n, AF, m, tau, work, 64 * n + 1, &info, &rep);
     ft_context_destroy(ctx);
     int pst = (int)LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (int)m, (int)n, AP, (int)m, taup);
     s->routine = "dgeqrf";
@@ -1448,6 +1521,8 @@ static void usage(void)
            "  --seed S                campaign seed (default 1)\n"
            "  --routine dgemm|dgeqrf|all (default all)\n"
            "  --device cpu|cuda       backend (default cpu; cuda: exit 77 if unavailable)\n"
+           "  --pointers host|device  where the caller's arrays live (default host; device:\n"
+           "                          the _gpu entry points, needs --device cuda)\n"
            "  --faults-per-trial F    faults per trial, 0..%d (default 1; 0 = no-fault trials)\n"
            "  --regions LIST          comma list of C,A,B,CHECKSUM (dgemm), R,TRAILING,CHECKSUM,Q\n"
            "                          (dgeqrf); default all the routine supports\n"
@@ -1507,6 +1582,9 @@ int main(int argc, char **argv)
             else bad = 1;
         } else if (!strcmp(a, "--device")) {
             bad = !v || tu_parse_device(v, &O.device) || O.device == FT_DEVICE_AUTO;
+        } else if (!strcmp(a, "--pointers")) {
+            bad = !v || (strcmp(v, "host") && strcmp(v, "device"));
+            if (!bad) O.devptr = !strcmp(v, "device");
         } else if (!strcmp(a, "--faults-per-trial")) bad = !v || tu_parse_int(v, 0, MAXF, &O.F);
         else if (!strcmp(a, "--regions")) {
             bad = !v || parse_regions(v);
@@ -1546,6 +1624,10 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    if (O.devptr && O.device != FT_DEVICE_CUDA) {
+        printf("ft_campaign: --pointers device needs --device cuda\n");
+        return 2;
+    }
     if (O.device == FT_DEVICE_CUDA && !ft_cuda_available()) {
         printf("SKIP: --device cuda and no usable CUDA device (or ftla built without CUDA)\n");
         return TU_SKIP;
@@ -1554,10 +1636,10 @@ int main(int argc, char **argv)
     for (int i = 0; i < argc; i++) printf(" %s", argv[i]);
     int maj, min, pat;
     ft_version(&maj, &min, &pat);
-    printf("\n%% seed %llu, device %s, ftla %d.%d.%d, faults per trial %d, tol %g (policy default),"
-           " accuracy ratios < %g\n",
-           (unsigned long long)O.seed, tu_device_name(O.device), maj, min, pat, O.F, TOL_ABFT,
-           TOL_RATIO);
+    printf("\n%% seed %llu, device %s, %s pointers, ftla %d.%d.%d, faults per trial %d, tol %g "
+           "(policy default), accuracy ratios < %g\n",
+           (unsigned long long)O.seed, tu_device_name(O.device), O.devptr ? "device" : "host", maj,
+           min, pat, O.F, TOL_ABFT, TOL_RATIO);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (O.stress) {
