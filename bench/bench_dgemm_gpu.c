@@ -39,7 +39,7 @@ typedef struct {
     int m, n, k; /* -m -n -k (all three), else 0 */
     char ta, tb;
     double alpha, beta;
-    int runs, warmup, inject, tile, host, pinned;
+    int runs, warmup, inject, tile, host, pinned, opcheck;
     uint64_t seed;
 } opts_t;
 
@@ -50,7 +50,7 @@ static void usage(const char *p)
     fprintf(stderr,
             "usage: %s [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]\n"
             "          [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]\n"
-            "          [--pinned] [--seed S]\n",
+            "          [--pinned] [--seed S] [--operand-check -1|0|1]\n",
             p);
     exit(2);
 }
@@ -90,6 +90,8 @@ static void parse(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_int(v, a, 1, 100), i++;
         else if (!strcmp(a, "--inject")) o->inject = bench_parse_int(v, a, 0, 64), i++;
         else if (!strcmp(a, "--tile")) o->tile = bench_parse_int(v, a, 0, INT_MAX), i++;
+        else if (!strcmp(a, "--operand-check"))
+            o->opcheck = bench_parse_int(v, a, -1, 1), i++;
         else if (!strcmp(a, "--seed")) o->seed = (uint64_t)bench_parse_int(v, a, 0, INT_MAX), i++;
         else usage(argv[0]);
     }
@@ -309,6 +311,7 @@ int main(int argc, char **argv)
     ft_policy_t pol;
     BENCH_FT(ft_context_get_policy(ctx, &pol));
     pol.tile = o.tile;
+    pol.operand_check = o.opcheck;
     BENCH_FT(ft_context_set_policy(ctx, &pol));
 
     printf("%% cuBLAS %d; peer: cublasDgemm, default math mode, handle on the same stream as "

@@ -74,6 +74,7 @@ module ftla
         integer(c_int) :: crossover    !< ft_dgeqrf LAPACK crossover
         integer(c_int) :: verbose      !< 0, 1 or 2
         integer(c_int) :: serial_encode !< ft_dgemm on CUDA: 1 = encode before the product
+        integer(c_int) :: operand_check !< ft_dgemm: 0 default (on), 1 on, -1 off
     end type ft_policy_t
 
     !> ft_fault_t: one planned fault (row/col/call/step = -1: random / next call).

@@ -111,6 +111,11 @@ typedef struct {
     int serial_encode;/**< ft_dgemm on CUDA: 0 = encode the operands on a side stream while the
                            product runs (default), 1 = encode before the product on the main
                            stream (for measurement; docs/dgemm.md) */
+    int operand_check;/**< ft_dgemm: notice an operand (A or B) that changes during the call,
+                           after its checksums were taken (a soft error in the caller's or the
+                           staged input): 0 = default (on), 1 = on, -1 = off. Costs one more
+                           read of A and B (docs/fault-model.md). A later field: callers
+                           built against an older header keep the default. */
     /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
 

@@ -61,6 +61,59 @@ int main(int argc, char **argv)
                      "%s protect %d: the caller's operands were not restored", what, prot);
             ft_context_destroy(ctx);
         }
+    /* A change far below every check's threshold (bit 2 of the mantissa) in A or B, transposed
+     * or not: the row checks cannot see it, the operand digests do (policy.operand_check,
+     * default on): FT_ERR_UNCORRECTABLE with an event naming the operand. With the check off
+     * (-1) the call returns 0 (the documented unprotected class) and no event names it. */
+    for (int reg = FT_REGION_A; reg <= FT_REGION_B; reg++)
+        for (int tr = 0; tr <= 1; tr++)
+            for (int oc = -1; oc <= 1; oc++) {
+                ft_context_t *ctx;
+                if (ft_context_create(&ctx, dev) != 0) return 77;
+                ft_policy_t p;
+                ft_context_get_policy(ctx, &p);
+                p.tile = 64;
+                p.operand_check = oc;
+                TU_CHECK(ft_context_set_policy(ctx, &p) == 0, "set operand_check %d", oc);
+                ft_fault_t f = {.region = (ft_region_t)reg, .row = 5, .col = 9, .bit = 2,
+                                .call = -1, .step = -1};
+                ft_inject_add(ctx, &f);
+                ft_report_t rep;
+                tu_poison_report(&rep);
+                const char ta = tr ? 'T' : 'N', tb = tr ? 'T' : 'N';
+                /* op(A) m x k, op(B) k x n: stored A is k x m when transposed (ld k) */
+                int st = ft_dgemm_ex(ctx, ta, tb, m, n, k, 1.0, A, tr ? k : m, B, tr ? n : k, 0.5,
+                                     C, m, &rep);
+                int named = 0;
+                for (int e = 0; e < (int)rep.nevents && e < FT_REPORT_MAX_EVENTS; e++)
+                    if (rep.events[e].kind == FT_EVENT_UNCORRECTABLE &&
+                        (int)rep.events[e].region == reg)
+                        named = 1;
+                const char *what = reg == FT_REGION_A ? "A" : "B";
+                TU_CHECK(rep.injected == 1, "low bit in %s (trans %d, check %d): injected %lld",
+                         what, tr, oc, (long long)rep.injected);
+                if (oc >= 0)
+                    TU_CHECK(st == FT_ERR_UNCORRECTABLE && named && rep.uncorrectable >= 1,
+                             "low bit in %s (trans %d, check %d): status %d, event %d", what, tr,
+                             oc, st, named);
+                else
+                    TU_CHECK(st == 0 && !named, "low bit in %s (trans %d), check off: status %d",
+                             what, tr, st);
+                TU_CHECK(memcmp(A, A0, sizeof(double) * m * k) == 0 &&
+                             memcmp(B, B0, sizeof(double) * k * n) == 0,
+                         "low bit in %s: operands not restored", what);
+                ft_context_destroy(ctx);
+            }
+    { /* the policy field is validated */
+        ft_context_t *ctx;
+        if (ft_context_create(&ctx, dev) != 0) return 77;
+        ft_policy_t p;
+        ft_context_get_policy(ctx, &p);
+        TU_CHECK(p.operand_check == 0, "operand_check default %d", p.operand_check);
+        p.operand_check = 2;
+        TU_CHECK(ft_context_set_policy(ctx, &p) == FT_ERR_INVALID_VALUE, "operand_check 2 accepted");
+        ft_context_destroy(ctx);
+    }
 #ifdef FTLA_HAVE_CUDA
     if (dev == FT_DEVICE_CUDA) { /* device pointers: the caller's device arrays, restored */
         double *dA, *dB, *dC;

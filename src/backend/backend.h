@@ -115,7 +115,26 @@ typedef struct ft_backend {
     /* out[c] = max_r |X(r, c)| (NaN propagates) for an rows x cols column-major X. */
     int (*col_absmax)(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                       double *out);
+    /* A bitwise digest of every column of an rows x cols column-major X (out in work memory):
+     *   out[c] = sum_r ft_digest_mix(bits(X(r, c)), r)  (mod 2^64),
+     * the same on every backend whatever the order of the additions (integer sums). Any single
+     * changed element changes its column's digest (the mix is a bijection of the bits for each
+     * r): used to notice that an operand changed during a call (ft_dgemm, issue 7). */
+    int (*digest)(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                  uint64_t *out);
 } ft_backend_t;
+
+/* The element mix of digest(): for each r a bijection of the 64 bits (add a row-dependent
+ * constant, multiply by an odd constant), so one element's change always changes the sum. */
+#if defined(__CUDACC__)
+__host__ __device__ __forceinline__
+#else
+static inline
+#endif
+uint64_t ft_digest_mix(uint64_t bits, int64_t r)
+{
+    return (bits + (uint64_t)r * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+}
 
 /* The two implementations. ft_backend_cuda() is NULL in builds without CUDA. */
 const ft_backend_t *ft_backend_host(void);

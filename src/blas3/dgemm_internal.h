@@ -37,6 +37,11 @@ typedef struct {
     double *tmp;         /* per-tile scratch in work memory */
     void *vdev, *vhost;  /* verify_rows scratch (work memory, host memory) */
     int have_c0;
+    /* operand digests (policy.operand_check): stored columns of A (nca) then of B (ncb), taken
+     * with the encoding (dg0) and after the product (dg1, work memory); hdg: both on the host */
+    int check_operands;
+    int64_t nca, ncb;
+    uint64_t *dg0, *dg1, *hdg;
 } gemm_t;
 
 static inline char dgemm_flip(char t) { return ft_is_notrans(t) ? 'T' : 'N'; }

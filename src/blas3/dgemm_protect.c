@@ -115,6 +115,17 @@ static int workspace(gemm_t *g)
         }
     }
     g->tmp = p;
+    g->check_operands = g->pol.operand_check >= 0 && g->k > 0 && g->alpha != 0.0;
+    if (g->check_operands) {
+        g->nca = ft_is_notrans(g->ta) ? k : m;
+        g->ncb = ft_is_notrans(g->tb) ? n : k;
+        double *d, *h;
+        FT_CHECK(ft_call_work_doubles(g->call, 2 * (g->nca + g->ncb), &d));
+        FT_CHECK(ft_call_pinned_doubles(g->call, 2 * (g->nca + g->ncb), &h));
+        g->dg0 = (uint64_t *)d;
+        g->dg1 = g->dg0 + g->nca + g->ncb;
+        g->hdg = (uint64_t *)h;
+    }
     const size_t vb = dgemm_verify_bytes(DGEMM_FLAG_CAP);
     FT_CHECK(ft_call_work(g->call, vb, &g->vdev));
     FT_CHECK(ft_call_pinned(g->call, vb, &g->vhost));
@@ -194,6 +205,11 @@ int dgemm_protected(gemm_t *g)
     FT_CHECK(be->col_absmax(qe, k, nb, g->Z, k, g->zmax));
     FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m));
     FT_CHECK(be->dgemm(qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P, m));
+    if (g->check_operands) { /* the operands as the encoding read them */
+        FT_CHECK(be->digest(qe, ft_is_notrans(g->ta) ? m : k, g->nca, g->A, g->lda, g->dg0));
+        FT_CHECK(be->digest(qe, ft_is_notrans(g->tb) ? k : n, g->ncb, g->B, g->ldb,
+                            g->dg0 + g->nca));
+    }
 
     /* input corruption: after the encoding has read the operands, before the product does */
     dgemm_opfaults_t opf = {.n = 0};
@@ -204,6 +220,40 @@ int dgemm_protected(gemm_t *g)
     int st = dgemm_checked(g);
     int st2 = dgemm_restore_operands(g, &opf);
     return st ? st : st2;
+}
+
+/* Did an operand change between the encoding and the end of the product (policy.operand_check)?
+ * A soft error in A or B after the checksums were taken makes the product disagree with them
+ * by delta * (a row of B or a column of A): far above the threshold it shows in the checks, but
+ * below it (a low mantissa bit) it can still break the accuracy contract (issue 7: most of the
+ * campaign's silent faults below the limit were such). The digests are exact (bitwise), so any
+ * change is seen. C was computed from the changed values and there is no clean copy to repair
+ * from: reported, FT_ERR_UNCORRECTABLE, one event per operand (its first changed stored
+ * column). Needs hdg on the host (copied on the main queue, synced). */
+static int operands_changed(gemm_t *g, int *changed)
+{
+    FT_CHECK(g->be->sync(g->qm));
+    const uint64_t *h0 = g->hdg, *h1 = g->hdg + g->nca + g->ncb;
+    *changed = 0;
+    for (int op = 0; op < 2; op++) {
+        const int64_t c0 = op ? g->nca : 0, nc = op ? g->ncb : g->nca;
+        int64_t first = -1, cnt = 0;
+        for (int64_t c = 0; c < nc; c++)
+            if (h0[c0 + c] != h1[c0 + c]) {
+                if (first < 0) first = c;
+                cnt++;
+            }
+        if (!cnt) continue;
+        *changed = 1;
+        g->rep->detected++;
+        g->rep->uncorrectable++;
+        ft_report_event(g->rep, FT_EVENT_UNCORRECTABLE, op ? FT_REGION_B : FT_REGION_A, -1, first,
+                        -1, 0.0, 0.0);
+        ft_log(g->ctx, 1, "dgemm: operand %c changed during the call (%lld stored column(s), "
+               "first %lld): C was computed from changed values, not correctable",
+               op ? 'B' : 'A', (long long)cnt, (long long)first);
+    }
+    return FT_SUCCESS;
 }
 
 /* The product and its verification (after the encoding was issued). */
@@ -217,6 +267,13 @@ static int dgemm_checked(gemm_t *g)
                        g->beta, g->C, g->ldc));
     FT_CHECK(be->event_record(g->ev1, g->qm));
     FT_CHECK(be->fork(g->qs, g->qm));
+    if (g->check_operands) { /* the operands as the product left them */
+        FT_CHECK(be->digest(g->qm, ft_is_notrans(g->ta) ? m : k, g->nca, g->A, g->lda, g->dg1));
+        FT_CHECK(be->digest(g->qm, ft_is_notrans(g->tb) ? k : n, g->ncb, g->B, g->ldb,
+                            g->dg1 + g->nca));
+        const int64_t nd = 2 * (g->nca + g->ncb);
+        FT_CHECK(be->get_matrix(g->qm, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
+    }
 
     /* faults "during the computation": in the result, or in the predicted checksums */
     if (ctx->nfaults) {
@@ -250,6 +307,11 @@ static int dgemm_checked(gemm_t *g)
             ft_log(ctx, 1, "dgemm: %lld checks could not be evaluated on finite inputs (overflow)",
                    (long long)nu);
         }
+    }
+    if (g->check_operands) {
+        int changed = 0;
+        FT_CHECK(operands_changed(g, &changed));
+        if (changed) return FT_ERR_UNCORRECTABLE; /* nothing to repair from */
     }
     if (nf > 0) {
         ft_log(ctx, 2, "dgemm: %lld failing row checks", (long long)nf);

@@ -46,6 +46,10 @@ static void config_init(void)
     g_policy.tile = tile > 0 && tile < (1L << 30) ? (int)tile : 0;
     g_policy.nb = nb > 0 && nb < (1L << 20) ? (int)nb : 0;
     g_policy.serial_encode = env_long("FTLA_SERIAL_ENCODE", 0) != 0;
+    {
+        long oc = env_long("FTLA_OPERAND_CHECK", 0);
+        g_policy.operand_check = oc < 0 ? -1 : oc > 0 ? 1 : 0;
+    }
     const char *t = getenv("FTLA_TOL");
     if (t && *t) {
         double v = strtod(t, NULL);

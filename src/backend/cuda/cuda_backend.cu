@@ -443,6 +443,8 @@ int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, 
                          int64_t ldabs);
 int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *out);
+int ftla_cuda_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                     uint64_t *out);
 
 /* ---- the table ------------------------------------------------------------------------------- */
 
@@ -477,6 +479,7 @@ static ft_backend_t make_table(void)
     b.dgemv = c_dgemv;
     b.block_sums = ftla_cuda_block_sums;
     b.col_absmax = ftla_cuda_col_absmax;
+    b.digest = ftla_cuda_digest;
     return b;
 }
 

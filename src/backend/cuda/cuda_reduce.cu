@@ -211,6 +211,34 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/*
+ * digest: one thread block per column (grid-stride beyond the grid), the 256 threads striding
+ * down the column (coalesced), each summing ft_digest_mix of the bits mod 2^64; integer sums are
+ * associative, so the result is the host's bit for bit whatever the order.
+ */
+__global__ void __launch_bounds__(kThreads)
+    digest_kernel(int64_t rows, int64_t cols, const double *__restrict__ X, int64_t ldx,
+                  unsigned long long *__restrict__ out)
+{
+    __shared__ unsigned long long part[kWarps];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int64_t c = blockIdx.x; c < cols; c += gridDim.x) {
+        const double *x = X + c * ldx;
+        unsigned long long h = 0;
+        for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
+            h += ft_digest_mix((uint64_t)__double_as_longlong(__ldg(x + r)), r);
+        for (int off = 16; off > 0; off >>= 1) h += __shfl_down_sync(kFullMask, h, off);
+        if (lane == 0) part[warp] = h;
+        __syncthreads();
+        if (warp == 0) {
+            h = lane < kWarps ? part[lane] : 0ull;
+            for (int off = 16; off > 0; off >>= 1) h += __shfl_down_sync(kFullMask, h, off);
+            if (lane == 0) out[c] = h;
+        }
+        __syncthreads();
+    }
+}
+
 int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
 int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -297,6 +325,19 @@ int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double
     cudaStream_t s = ftla_cuda_queue_stream(q);
     const dim3 grid((unsigned)imin(cols, kMaxGridX));
     col_absmax_kernel<<<grid, kThreads, 0, s>>>(rows, cols, X, ldx, out);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+int ftla_cuda_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                     uint64_t *out)
+{
+    if (rows < 0 || cols < 0) return FT_ERR_INTERNAL;
+    if (cols == 0) return FT_SUCCESS;
+    if (!out || (rows > 0 && !X) || (cols > 1 && rows > 0 && ldx < rows)) return FT_ERR_INTERNAL;
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const dim3 grid((unsigned)imin(cols, kMaxGridX));
+    digest_kernel<<<grid, kThreads, 0, s>>>(rows, cols, X, ldx, (unsigned long long *)out);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }

@@ -358,6 +358,8 @@ int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, co
                        int64_t ldabs);
 int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                        double *out);
+int ft_host_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                   uint64_t *out);
 
 static const ft_backend_t g_host = {
     .kind = FT_DEVICE_CPU,
@@ -387,6 +389,7 @@ static const ft_backend_t g_host = {
     .dgemv = h_dgemv,
     .block_sums = ft_host_block_sums,
     .col_absmax = ft_host_col_absmax,
+    .digest = ft_host_digest,
 };
 
 const ft_backend_t *ft_backend_host(void) { return &g_host; }

@@ -151,3 +151,34 @@ int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *
     return ft_host_submit(q, run_col_absmax, &a, sizeof a);
 }
 
+
+typedef struct {
+    int64_t rows, cols, ldx;
+    const double *X;
+    uint64_t *out;
+} digest_args;
+
+static int run_digest(void *p)
+{
+    const digest_args *a = p;
+    for (int64_t c = 0; c < a->cols; c++) {
+        const double *x = a->X + c * a->ldx;
+        uint64_t h = 0;
+        for (int64_t r = 0; r < a->rows; r++) {
+            uint64_t b;
+            memcpy(&b, x + r, sizeof b);
+            h += ft_digest_mix(b, r);
+        }
+        a->out[c] = h;
+    }
+    return FT_SUCCESS;
+}
+
+int ft_host_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                   uint64_t *out)
+{
+    if (rows < 0 || cols < 0 || (cols > 0 && !out) || (rows > 0 && cols > 0 && !X))
+        return FT_ERR_INTERNAL;
+    digest_args a = {rows, cols, ldx, X, out};
+    return ft_host_submit(q, run_digest, &a, sizeof a);
+}
