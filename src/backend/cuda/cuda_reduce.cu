@@ -224,9 +224,20 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int64_t c = blockIdx.x; c < cols; c += gridDim.x) {
         const double *x = X + c * ldx;
-        unsigned long long h = 0;
-        for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
+        /* four independent loads in flight per thread (the sum is order-independent) */
+        unsigned long long h = 0, h1 = 0, h2 = 0, h3 = 0;
+        int64_t r = threadIdx.x;
+        for (; r + 3 * kThreads < rows; r += 4 * kThreads) {
+            const double a0 = __ldg(x + r), a1 = __ldg(x + r + kThreads),
+                         a2 = __ldg(x + r + 2 * kThreads), a3 = __ldg(x + r + 3 * kThreads);
+            h += ft_digest_mix((uint64_t)__double_as_longlong(a0), r);
+            h1 += ft_digest_mix((uint64_t)__double_as_longlong(a1), r + kThreads);
+            h2 += ft_digest_mix((uint64_t)__double_as_longlong(a2), r + 2 * kThreads);
+            h3 += ft_digest_mix((uint64_t)__double_as_longlong(a3), r + 3 * kThreads);
+        }
+        for (; r < rows; r += kThreads)
             h += ft_digest_mix((uint64_t)__double_as_longlong(__ldg(x + r)), r);
+        h += h1 + h2 + h3;
         for (int off = 16; off > 0; off >>= 1) h += __shfl_down_sync(kFullMask, h, off);
         if (lane == 0) part[warp] = h;
         __syncthreads();
