@@ -30,3 +30,9 @@ set_tests_properties(campaign_gate_gpu_devptr campaign_stress_gpu_devptr
 add_test(NAME campaign_replay_s11_qr1583_cpu
          COMMAND ft_campaign --device cpu --seed 11 --routine dgeqrf --trial 1583)
 set_tests_properties(campaign_replay_s11_qr1583_cpu PROPERTIES LABELS cpu TIMEOUT 60)
+#   seed 22 (2 faults) dgeqrf 1292: a second grey-zone error in another row moved into the first
+#   error's column by the whole-column correction (a false alarm)
+add_test(NAME campaign_replay_s22f2_qr1292_cpu
+         COMMAND ft_campaign --device cpu --seed 22 --routine dgeqrf --trial 1292
+                 --faults-per-trial 2)
+set_tests_properties(campaign_replay_s22f2_qr1292_cpu PROPERTIES LABELS cpu TIMEOUT 60)

@@ -307,7 +307,22 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
      * seed 11 dgeqrf trial 1583). Tried first; kept only if every check then passes with the
      * residual at the clean level (tau / 2), else undone. */
     if (i < g->k && isfinite(a.rn) && isfinite(a.sn)) {
-        const int64_t j = locate_common(g, &a);
+        int64_t j = locate_common(g, &a);
+        /* Every row above the threshold must point to j on its own, precisely (|r_l| >= 8 W tau,
+         * abft_consistent), unless it is the only one: a second error of a few tau in another
+         * row and column cannot be told apart from the spread of the first by the fitted ratio,
+         * and would be moved into column j (campaign seed 22, 2 faults, dgeqrf trial 1292). */
+        int64_t nfail_rows = 0, bad = 0;
+        for (int64_t l = 0; j >= i && l < m; l++) {
+            const double r = res_r(g, l), s = res_s(g, l);
+            if (!row_fails(r, g->thrb[g->cb]) && !row_fails(s, g->thrb[g->cb])) continue;
+            nfail_rows++;
+            const int64_t jj = j - g->cb * g->nbc;
+            if (!(fabs(r) >= 8.0 * (double)g->W * g->thrb[g->cb]) ||
+                !abft_consistent(r, s, jj, g->W, g->thrb[g->cb]))
+                bad++;
+        }
+        if (nfail_rows > 1 && bad > 0) j = -1;
         if (j >= i) {
             double *col = g->dA + j * g->ldda;
             FT_CHECK(g->be->get_matrix(g->qm, m, 1, col, g->ldda, g->hcol, m));
