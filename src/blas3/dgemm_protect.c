@@ -134,6 +134,14 @@ static int workspace(gemm_t *g)
 
 static int dgemm_checked(gemm_t *g);
 
+/* Digests of the stored columns of A (nca) then B (ncb) into out, on queue q. */
+static int digest_operands(gemm_t *g, ft_queue_t *q, uint64_t *out)
+{
+    const int64_t ra = ft_is_notrans(g->ta) ? g->m : g->k, rb = ft_is_notrans(g->tb) ? g->k : g->n;
+    FT_CHECK(g->be->digest(q, ra, g->nca, g->A, g->lda, out));
+    return g->be->digest(q, rb, g->ncb, g->B, g->ldb, out + g->nca);
+}
+
 /* Are all the inputs finite? (op(A), op(B), and the input C when beta != 0 and a copy of it is
  * kept; without a copy its absolute row sums stand for it.) One NaN-propagating max per column,
  * only on the rare path where a check could not be evaluated. */
@@ -205,11 +213,7 @@ int dgemm_protected(gemm_t *g)
     FT_CHECK(be->col_absmax(qe, k, nb, g->Z, k, g->zmax));
     FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m));
     FT_CHECK(be->dgemm(qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P, m));
-    if (g->check_operands) { /* the operands as the encoding read them */
-        FT_CHECK(be->digest(qe, ft_is_notrans(g->ta) ? m : k, g->nca, g->A, g->lda, g->dg0));
-        FT_CHECK(be->digest(qe, ft_is_notrans(g->tb) ? k : n, g->ncb, g->B, g->ldb,
-                            g->dg0 + g->nca));
-    }
+    if (g->check_operands) FT_CHECK(digest_operands(g, qe, g->dg0)); /* as the encoding read them */
 
     /* input corruption: after the encoding has read the operands, before the product does */
     dgemm_opfaults_t opf = {.n = 0};
@@ -268,9 +272,7 @@ static int dgemm_checked(gemm_t *g)
     FT_CHECK(be->event_record(g->ev1, g->qm));
     FT_CHECK(be->fork(g->qs, g->qm));
     if (g->check_operands) { /* the operands as the product left them */
-        FT_CHECK(be->digest(g->qm, ft_is_notrans(g->ta) ? m : k, g->nca, g->A, g->lda, g->dg1));
-        FT_CHECK(be->digest(g->qm, ft_is_notrans(g->tb) ? k : n, g->ncb, g->B, g->ldb,
-                            g->dg1 + g->nca));
+        FT_CHECK(digest_operands(g, g->qm, g->dg1));
         const int64_t nd = 2 * (g->nca + g->ncb);
         FT_CHECK(be->get_matrix(g->qm, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
     }

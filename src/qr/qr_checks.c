@@ -138,6 +138,13 @@ static int check_sums(qr_t *g, int64_t i)
 
 static int row_fails(double d, double thr) { return !(fabs(d) <= thr); }
 
+/* Is the ratio s_l / r_l of a row precise enough to name a column? |r_l| >= 8 W tau: the ratio
+ * noise 2 tau / |r_l| is then below a quarter of the weight spacing 1/(2W). */
+static int ratio_precise(const qr_t *g, double r)
+{
+    return fabs(r) >= 8.0 * (double)g->W * g->thrb[g->cb];
+}
+
 /* The residuals of the current checksum block g->cb at row l: r = c - X e_b, s = v - X w_b. */
 static inline double res_r(const qr_t *g, int64_t l)
 {
@@ -266,6 +273,66 @@ static int64_t locate_common(const qr_t *g, const analysis_t *a)
 }
 
 /*
+ * Data errors in a trailing column at an online check (column j >= i, not yet in a panel). The
+ * updates apply Q^T to every trailing column on its own, and to the checksum columns with it,
+ * so an error delta in column j stays in column j, spread over its rows as Q^T delta, and the
+ * residual vector is exactly that spread: r = -sigma Q^T delta, s = w_j r. Correcting the whole
+ * column by r removes all of it; correcting only the row above the threshold left the rest
+ * below tau but outside the accuracy contract (issue 7, campaign seed 11 dgeqrf trial 1583).
+ * Tried only when every failing row points to j on its own, precisely, or is the only one (a
+ * second error of a few tau in another row and column cannot be told apart from the spread of
+ * the first by the fitted ratio, and would be moved into column j: seed 22, 2 faults, trial
+ * 1292); kept only if every check then passes at the clean level (tau / 2), else undone.
+ * *done = 1 when corrected; otherwise A is as it was and *a describes the current residuals.
+ */
+static int correct_column(qr_t *g, int64_t i, int64_t step, analysis_t *a, int *done)
+{
+    const int64_t m = g->m;
+    const double thr = g->thrb[g->cb];
+    *done = 0;
+    if (i >= g->k || !isfinite(a->rn) || !isfinite(a->sn)) return FT_SUCCESS;
+    const int64_t j = locate_common(g, a);
+    if (j < i) return FT_SUCCESS;
+    int64_t nfail = 0, bad = 0;
+    for (int64_t l = 0; l < m; l++) {
+        const double r = res_r(g, l), s = res_s(g, l);
+        if (!row_fails(r, thr) && !row_fails(s, thr)) continue;
+        nfail++;
+        if (!ratio_precise(g, r) || !abft_consistent(r, s, j - g->cb * g->nbc, g->W, thr)) bad++;
+    }
+    if (nfail > 1 && bad > 0) return FT_SUCCESS;
+
+    double *col = g->dA + j * g->ldda;
+    FT_CHECK(g->be->get_matrix(g->qm, m, 1, col, g->ldda, g->hcol, m));
+    FT_CHECK(g->be->sync(g->qm));
+    memcpy(g->hcol0, g->hcol, (size_t)m * sizeof(double));
+    for (int64_t t = 0; t < m; t++) g->hcol[t] += res_r(g, t) / g->sigma;
+    const int64_t l = a->lmax;
+    const double before = g->hcol0[l], after = g->hcol[l];
+    FT_CHECK(g->be->set_matrix(g->qm, m, 1, g->hcol, m, col, g->ldda));
+    analysis_t b;
+    FT_CHECK(check_sums(g, i));
+    analyse(g, &b);
+    if (!fails(&b) && b.rn <= thr / 2 && b.sn <= thr / 2) {
+        g->rep->detected++;
+        g->rep->located++;
+        g->rep->corrected++;
+        ft_report_event(g->rep, FT_EVENT_CORRECTED, l < i ? FT_REGION_R : FT_REGION_TRAILING, l,
+                        j, step, before, after);
+        ft_log(g->ctx, 2, "dgeqrf: corrected column %lld (largest change at row %lld: %.17g -> "
+               "%.17g, step %lld, ||r|| %.3g, tau %.3g)", (long long)j, (long long)l, before,
+               after, (long long)step, a->rn, thr);
+        *done = 1;
+        return FT_SUCCESS;
+    }
+    /* not (only) an error in a trailing column: put the column back */
+    FT_CHECK(g->be->set_matrix(g->qm, m, 1, g->hcol0, m, col, g->ldda));
+    FT_CHECK(check_sums(g, i));
+    analyse(g, a);
+    return FT_SUCCESS;
+}
+
+/*
  * Act on the checks of checksum block g->cb (columns cb*nbc ...) at panel boundary i; the
  * residuals of all blocks are in hC - hX (check_sums). step = the panel step about to be
  * factored (or np at the end).
@@ -298,60 +365,10 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
                                         g->dCS + (2 * g->cb + csum_col) * m, m));
         goto out;
     }
-    /* data errors in a trailing column (online check, column j >= i not yet in a panel). The
-     * updates apply Q^T to every trailing column on its own, and to the checksum columns with
-     * it, so an error delta in column j stays in column j, spread over its rows as Q^T delta,
-     * and the residual vector is exactly that spread: r = -(Q^T delta) (scaled by sigma), s =
-     * w_j r. Correcting the whole column by r removes all of it; correcting only the row above
-     * the threshold left the rest below tau but outside the accuracy contract (issue 7, campaign
-     * seed 11 dgeqrf trial 1583). Tried first; kept only if every check then passes with the
-     * residual at the clean level (tau / 2), else undone. */
-    if (i < g->k && isfinite(a.rn) && isfinite(a.sn)) {
-        int64_t j = locate_common(g, &a);
-        /* Every row above the threshold must point to j on its own, precisely (|r_l| >= 8 W tau,
-         * abft_consistent), unless it is the only one: a second error of a few tau in another
-         * row and column cannot be told apart from the spread of the first by the fitted ratio,
-         * and would be moved into column j (campaign seed 22, 2 faults, dgeqrf trial 1292). */
-        int64_t nfail_rows = 0, bad = 0;
-        for (int64_t l = 0; j >= i && l < m; l++) {
-            const double r = res_r(g, l), s = res_s(g, l);
-            if (!row_fails(r, g->thrb[g->cb]) && !row_fails(s, g->thrb[g->cb])) continue;
-            nfail_rows++;
-            const int64_t jj = j - g->cb * g->nbc;
-            if (!(fabs(r) >= 8.0 * (double)g->W * g->thrb[g->cb]) ||
-                !abft_consistent(r, s, jj, g->W, g->thrb[g->cb]))
-                bad++;
-        }
-        if (nfail_rows > 1 && bad > 0) j = -1;
-        if (j >= i) {
-            double *col = g->dA + j * g->ldda;
-            FT_CHECK(g->be->get_matrix(g->qm, m, 1, col, g->ldda, g->hcol, m));
-            FT_CHECK(g->be->sync(g->qm));
-            const int64_t l = a.lmax;
-            const double before = g->hcol[l];
-            memcpy(g->hcol0, g->hcol, (size_t)m * sizeof(double));
-            for (int64_t t = 0; t < m; t++) g->hcol[t] += res_r(g, t) / g->sigma;
-            const double after = g->hcol[l];
-            FT_CHECK(g->be->set_matrix(g->qm, m, 1, g->hcol, m, col, g->ldda));
-            analysis_t b;
-            FT_CHECK(check_sums(g, i));
-            analyse(g, &b);
-            if (!fails(&b) && b.rn <= g->thrb[g->cb] / 2 && b.sn <= g->thrb[g->cb] / 2) {
-                rep->detected++;
-                rep->located++;
-                rep->corrected++;
-                ft_report_event(rep, FT_EVENT_CORRECTED, l < i ? FT_REGION_R : FT_REGION_TRAILING,
-                                l, j, step, before, after);
-                ft_log(g->ctx, 2, "dgeqrf: corrected column %lld (largest change at row %lld: "
-                       "%.17g -> %.17g, step %lld, ||r|| %.3g, tau %.3g)", (long long)j,
-                       (long long)l, before, after, (long long)step, a.rn, g->thrb[g->cb]);
-                goto out;
-            }
-            /* not (only) an error in a trailing column: put the column back */
-            FT_CHECK(g->be->set_matrix(g->qm, m, 1, g->hcol0, m, col, g->ldda));
-            FT_CHECK(check_sums(g, i));
-            analyse(g, &a);
-        }
+    {
+        int done = 0;
+        FT_CHECK(correct_column(g, i, step, &a, &done));
+        if (done) goto out;
     }
     /* data errors. Each failing row l points to its own column j_l (s_l / r_l = w_j). An
      * element hit after the last transformation of its row shows in that row alone ("single":
@@ -380,7 +397,7 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
             double r = res_r(g, l);
             double sl = res_s(g, l);
             int finite = isfinite(r) && isfinite(sl);
-            if ((finite && fabs(r) >= 8.0 * (double)g->W * g->thrb[g->cb]) ||
+            if ((finite && ratio_precise(g, r)) ||
                 (!finite && nonfinite <= 8))
                 FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
             if (Jall[l] >= 0) cnt[Jall[l]]++;
@@ -400,7 +417,7 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
         for (int64_t l = 0; l < m && nF < MAX_SINGLE; l++)
             if (Jall[l] >= 0 && cnt[Jall[l]] == 1) {
                 const double rl = res_r(g, l);
-                if (!(fabs(rl) >= 8.0 * (double)g->W * g->thrb[g->cb])) imprecise = 1;
+                if (!ratio_precise(g, rl)) imprecise = 1;
                 F[nF] = l;
                 J[nF++] = Jall[l];
                 nsingle++;
