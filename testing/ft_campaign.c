@@ -276,18 +276,20 @@ static double gemm_tau(int64_t m, int64_t n, int64_t k, int64_t T, double alpha,
                        double s)
 {
     const int64_t j0 = J * T, j1 = j0 + T < n ? j0 + T : n;
+    /* in the library's scaled units (abft_gemm_rscale), back to plain units at the end */
+    const double rsig = abft_gemm_rscale(T, k), sig = 1.0 / rsig;
     double an = 0.0, zmax = 0.0, h = 0.0;
-    for (int64_t l = 0; l < k; l++) an += fabs(LA[i + l * m]);
+    for (int64_t l = 0; l < k; l++) an += fabs(sig * LA[i + l * m]);
     for (int64_t l = 0; l < k; l++) {
         double z = 0.0;
-        for (int64_t j = j0; j < j1; j++) z += fabs(LB[l + j * k]);
+        for (int64_t j = j0; j < j1; j++) z += fabs(sig * LB[l + j * k]);
         if (!(z <= zmax)) zmax = z;
     }
     if (beta != 0.0)
-        for (int64_t j = j0; j < j1; j++) h += fabs(C0[i + j * m]);
-    double t = abft_tau(TOL_ABFT, k, j1 - j0, alpha, beta, an, zmax, h, 0.0);
-    if (s > 0.0 && isfinite(s)) t += abft_tau_s(TOL_ABFT, j1 - j0, s);
-    return t;
+        for (int64_t j = j0; j < j1; j++) h += fabs(sig * C0[i + j * m]);
+    double t = abft_tau(TOL_ABFT, k, j1 - j0, alpha, beta, an, zmax, h, 0.0, rsig);
+    if (s > 0.0 && isfinite(s)) t += abft_tau_s(TOL_ABFT, j1 - j0, sig * s);
+    return t * rsig;
 }
 static double gemm_rowabs(int64_t m, int64_t n, int64_t T, const double *C, int64_t ldc, int64_t i,
                           int64_t J)
@@ -329,22 +331,24 @@ static double gemm_limit_operand(int a, int64_t m, int64_t n, int64_t k, int64_t
         return best;
     }
     const int64_t J = j / T, j0 = J * T, j1 = j0 + T < n ? j0 + T : n;
+    const double rsig = abft_gemm_rscale(T, k), sig = 1.0 / rsig; /* as gemm_tau */
     double zmax = 0.0; /* as gemm_tau, once for the block */
     for (int64_t ll = 0; ll < k; ll++) {
         double z = 0.0;
-        for (int64_t jj = j0; jj < j1; jj++) z += fabs(LB[ll + jj * k]);
+        for (int64_t jj = j0; jj < j1; jj++) z += fabs(sig * LB[ll + jj * k]);
         if (!(z <= zmax)) zmax = z;
     }
     for (int64_t r = 0; r < m; r++) {
         double sens = fabs(alpha) * fabs(LA[r + l * m]);
         if (!(sens > 0.0)) continue;
         double an = 0.0, h = 0.0;
-        for (int64_t ll = 0; ll < k; ll++) an += fabs(LA[r + ll * m]);
+        for (int64_t ll = 0; ll < k; ll++) an += fabs(sig * LA[r + ll * m]);
         if (beta != 0.0)
-            for (int64_t jj = j0; jj < j1; jj++) h += fabs(C0[r + jj * m]);
-        double tau = abft_tau(TOL_ABFT, k, j1 - j0, alpha, beta, an, zmax, h, 0.0);
+            for (int64_t jj = j0; jj < j1; jj++) h += fabs(sig * C0[r + jj * m]);
+        double tau = abft_tau(TOL_ABFT, k, j1 - j0, alpha, beta, an, zmax, h, 0.0, rsig);
         double sabs = gemm_rowabs(m, n, T, Cref, ldc, r, J);
-        if (sabs > 0.0 && isfinite(sabs)) tau += abft_tau_s(TOL_ABFT, j1 - j0, sabs);
+        if (sabs > 0.0 && isfinite(sabs)) tau += abft_tau_s(TOL_ABFT, j1 - j0, sig * sabs);
+        tau *= rsig;
         if (tau / sens < best) best = tau / sens;
     }
     (void)i;
@@ -1394,6 +1398,14 @@ static int run_stress(void)
          K_UNIF, 0, 0, 64},
         {"scaled A 1e+300, beta 1, C0 1e+300", 200, 200, 200, 'N', 'N', 1, 1, K_SCALE, 1e+300,
          K_UNIF, 0, K_SCALE, 1e+300, 0, 64},
+        /* every element finite, but the sums of |C| over a check (or op(A)'s row norms) beyond
+         * the range: the checksums are formed from scaled elements (issue 7, hole 1) */
+        {"scaled A,B 3e+153, k 4 (C ~ 1e+307)", 200, 200, 4, 'N', 'N', 1, 0, K_SCALE, 3e+153,
+         K_SCALE, 3e+153, K_UNIF, 0, 0, 64},
+        {"beta 1, C0 3e+307 (sums of C0 beyond range)", 200, 200, 50, 'N', 'T', 1, 1, K_UNIF, 0,
+         K_UNIF, 0, K_SCALE, 3e+307, 0, 64},
+        {"A 1e+306, B 1e-299, k 500 (row norms of A beyond range)", 100, 80, 500, 'N', 'N', 1, 0,
+         K_SCALE, 1e+306, K_SCALE, 1e-299, K_UNIF, 0, 0, 64},
         {"scaled A 1e-300, beta -1, C0 1e-300", 200, 200, 200, 'N', 'N', 1, -1, K_SCALE, 1e-300,
          K_UNIF, 0, K_SCALE, 1e-300, 0, 64},
         {"graded rows A 1e-15..1e15", 256, 256, 256, 'N', 'N', 1, 0, K_GROWS, 15, K_UNIF, 0, K_UNIF,

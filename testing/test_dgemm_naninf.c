@@ -6,10 +6,11 @@
  * finite elements must be right (elementwise bound 30 eps (sqrt(k+2)|alpha| |A||B| +
  * 2|beta||C0|)), and the report must say: status 0, detected 0, no correction, and
  * unchecked > 0 (the checks that saw the non-finite inputs were skipped, not failed).
- * Also a huge finite value (1.5e308) whose checksums overflow: no alarm, correct result, the
- * overflowing checks skipped (unchecked > 0) and the status FT_ERR_UNCHECKED (finite inputs:
- * the call says its result is unverified); and an Inf in C with beta = 0, which is
- * overwritten: an all-finite result with every check evaluated (unchecked == 0).
+ * Also a huge finite value (1.5e308) whose unscaled checksums would overflow: no alarm, correct
+ * result, every check evaluated (unchecked == 0: the sums are formed from scaled elements,
+ * issue 7); and an Inf in C with beta = 0, which is overwritten: an all-finite result with every
+ * check evaluated (unchecked == 0); and the same value times alpha = 10, whose product overflows:
+ * the IEEE result, unchecked > 0 and status FT_ERR_UNCHECKED (the call says it is unverified).
  *
  * Usage: test_dgemm_naninf [cpu|cuda|auto]
  */
@@ -30,7 +31,8 @@ enum { IN_A = 0, IN_B = 1, IN_C = 2 };
 /* What the report's `unchecked` must say, and whether the reference holds non-finite values. */
 enum {
     UNCHK_NONFINITE = 0, /* unchecked > 0; the reference has NaN/Inf (else the test is wrong) */
-    UNCHK_OVERFLOW = 1,  /* unchecked > 0 (checksums overflow); the reference is all finite */
+    UNCHK_OVERFLOW = 1,  /* finite inputs, the product overflows: unchecked > 0, status
+                          * FT_ERR_UNCHECKED; the reference has Inf */
     UNCHK_NONE = 2       /* unchecked == 0; the reference is all finite */
 };
 static const char *in_name[] = {"op(A)", "op(B)", "C"};
@@ -81,7 +83,7 @@ static void one(ft_context_t *ctx, const char *what, tu_rng_t *rng, char ta, cha
     char where[256];
     snprintf(where, sizeof where, "%s %c%c %lldx%lldx%lld alpha %g beta %g", what, ta, tb,
              (long long)m, (long long)n, (long long)k, alpha, beta);
-    /* non-finite inputs: IEEE semantics, status 0; finite inputs whose checksums overflow: the
+    /* non-finite inputs: IEEE semantics, status 0; finite inputs whose product overflows: the
      * call says the result is unverified (FT_ERR_UNCHECKED, issue 7) */
     const int want = unchk == UNCHK_OVERFLOW ? FT_ERR_UNCHECKED : 0;
     TU_CHECK(st == want && rep.status == want, "status %d (%s), expected %d: %s", st,
@@ -117,7 +119,7 @@ static void one(ft_context_t *ctx, const char *what, tu_rng_t *rng, char ta, cha
     TU_CHECK(inf_bad == 0, "%lld elements differ in Inf-ness or sign from the reference: %s",
              (long long)inf_bad, where);
     TU_CHECK(val_bad == 0, "%lld finite elements wrong: %s", (long long)val_bad, where);
-    if (unchk == UNCHK_NONFINITE)
+    if (unchk != UNCHK_NONE)
         TU_CHECK(nnonfinite > 0, "the reference has no non-finite element (bad test): %s", where);
     else
         TU_CHECK(nnonfinite == 0, "%lld non-finite elements in the reference (bad test): %s",
@@ -173,10 +175,14 @@ int main(int argc, char **argv)
                                   {IN_B, 40, 0, -INFINITY}};
                 snprintf(what, sizeof what, "%s, mixed NaN/+-Inf in A and B", ctxname[c]);
                 one(ctx[c], what, &rng, ta, tb, m, n, k, alpha, beta, s, 5, UNCHK_NONFINITE);
-                /* a huge finite value: checksums overflow, the product does not */
+                /* a huge finite value: plain sums would overflow, the product does not */
                 special_t h = {IN_A, 20, 30, 1.5e308};
                 snprintf(what, sizeof what, "%s, 1.5e308 in op(A)", ctxname[c]);
-                one(ctx[c], what, &rng, ta, tb, m, n, k, 1.0, beta, &h, 1, UNCHK_OVERFLOW);
+                one(ctx[c], what, &rng, ta, tb, m, n, k, 1.0, beta, &h, 1, UNCHK_NONE);
+                /* the same times alpha = 10: the product overflows (the result cannot be
+                 * represented), so its checks cannot be evaluated and the call says so */
+                snprintf(what, sizeof what, "%s, 1.5e308 in op(A), alpha 10", ctxname[c]);
+                one(ctx[c], what, &rng, ta, tb, m, n, k, 10.0, beta, &h, 1, UNCHK_OVERFLOW);
                 /* an Inf in C with beta = 0 is ignored: all finite, nothing skipped */
                 if (beta == 0.0) {
                     special_t ci = {IN_C, 10, 10, INFINITY};

@@ -1,7 +1,8 @@
 /*
  * test_dgemm_scale.c — ft_dgemm at the ends of the exponent range (issue 7, holes 1 and 2):
- *  - A, B ~ 1e152 (C ~ 1e305, finite; sums of C below the overflow threshold): every check is
- *    evaluated (nothing unchecked), no alarm
+ *  - A, B ~ 1e152 (C ~ 1e305, finite), C ~ 1e307 (its check sums beyond the range), C0 ~ 1e307,
+ *    op(A)'s row norms beyond the range with C ~ 1e7: every check is evaluated (nothing
+ *    unchecked: the sums are formed from scaled elements), no alarm
  *    without a fault, and a fault in C is detected and corrected (the threshold used to be
  *    formed before the multiplication by u and overflowed, switching protection off);
  *  - subnormal entries in B times large A or alpha (the underflow term of the threshold must
@@ -82,13 +83,14 @@ static void fill_scaled(tu_rng_t *rng, double *x, int64_t n, double scale)
     for (int64_t i = 0; i < n; i++) x[i] = (2.0 * tu_uniform(rng) - 1.0) * scale;
 }
 
-static void huge_case(tu_rng_t *rng, int m, int n, int k, double sa, double sb, const char *what)
+static void huge_case(tu_rng_t *rng, int m, int n, int k, double sa, double sb, double beta,
+                      double sc, const char *what)
 {
     prob_t p;
-    prob_alloc(&p, m, n, k, 1.0, 0.0);
+    prob_alloc(&p, m, n, k, 1.0, beta);
     fill_scaled(rng, p.A, (int64_t)m * k, sa);
     fill_scaled(rng, p.B, (int64_t)k * n, sb);
-    fill_scaled(rng, p.C0, (int64_t)m * n, 1.0);
+    fill_scaled(rng, p.C0, (int64_t)m * n, sc);
     ft_report_t rep;
     int st = run(&p, NULL, &rep);
     TU_CHECK(st == 0 && rep.detected == 0 && rep.unchecked == 0 && rep.checks > 0,
@@ -145,9 +147,17 @@ int main(int argc, char **argv)
     g_dev = tu_device_from_args(argc, argv);
     tu_rng_t rng;
     tu_seed(&rng, 1521);
-    huge_case(&rng, 200, 180, 16, 1e152, 1e152, "A, B ~ 1e152 (C ~ 1e305)");
-    huge_case(&rng, 64, 64, 300, 1e150, 3e151, "A ~ 1e150, B ~ 3e151, k 300");
-    huge_case(&rng, 120, 90, 50, 1e-150, 1e-150, "A, B ~ 1e-150");
+    huge_case(&rng, 200, 180, 16, 1e152, 1e152, 0.0, 1.0, "A, B ~ 1e152 (C ~ 1e305)");
+    huge_case(&rng, 64, 64, 300, 1e150, 3e151, 0.0, 1.0, "A ~ 1e150, B ~ 3e151, k 300");
+    huge_case(&rng, 120, 90, 50, 1e-150, 1e-150, 0.0, 1.0, "A, B ~ 1e-150");
+    /* the sums of |C| over a check exceed the range although every element is finite: the
+     * checksums are formed from scaled elements (abft_gemm_rscale), every check is evaluated */
+    huge_case(&rng, 150, 300, 4, 1.5e153, 1.5e153, 0.0, 1.0, "A, B ~ 1.5e153, k 4 (C ~ 1e307)");
+    huge_case(&rng, 150, 300, 4, 1.5e153, 1.5e153, 0.5, 1e307,
+              "A, B ~ 1.5e153, k 4, beta 0.5, C0 ~ 1e307");
+    huge_case(&rng, 300, 150, 4, 1e-10, 1e-10, 1.0, 1.5e307, "A, B ~ 1e-10, C0 ~ 1.5e307");
+    /* the row norms of op(A) exceed the range although C is ~1e7 */
+    huge_case(&rng, 100, 80, 500, 1e306, 1e-299, 0.0, 1.0, "A ~ 1e306, B ~ 1e-299 (C ~ 1e7)");
     /* subnormal entries of B times large A or alpha */
     const double big[][2] = {{1.0, 1e300}, {1e300, 1.0}, {1e150, 1e150}, {1.0, 1.0}};
     for (int c = 0; c < 4; c++) {

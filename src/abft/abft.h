@@ -85,6 +85,21 @@ FT_HD int abft_is_checksum_only(int outcome)
 /* ---- ft_dgemm thresholds ------------------------------------------------------------------ */
 
 /*
+ * The scale of every dgemm checksum sum (issue 7, hole 1): each element is multiplied by
+ * sigma = 1 / abft_gemm_rscale(T, k), a power of two, before it is added, so that a sum of up
+ * to N = max(T, k) elements (a check of a tile's row or column, a row norm of op(A) or a column
+ * norm of op(B)) stays finite whenever its elements are: data near the overflow threshold whose
+ * product is finite are checked like any other. The scaling is exact for every element above
+ * 2^-1022 / sigma; below, the scaled element underflows and loses up to eta/2 absolutely in
+ * scaled units, which the threshold counts. Returns 1/sigma = the power of two >= 2N.
+ */
+FT_HD double abft_gemm_rscale(int64_t T, int64_t k)
+{
+    const int64_t N = T > k ? T : k;
+    return (double)abft_wden(2 * (N > 1 ? N : 1));
+}
+
+/*
  * Threshold of one check (a sum of the T elements of C = alpha*op(A)*op(B) + beta*C0 along a row
  * of a tile, or along a column; T is the number of elements actually summed — a partial tile's
  * width — not the tile size), compared with its prediction. With
@@ -106,19 +121,25 @@ FT_HD int abft_is_checksum_only(int outcome)
  * other operand's norm gnorm and by alpha, which is why it cannot be a constant — and the T + 1
  * weighted sums of C0 and of C. We flag above tol * that bound (twice the underflow part):
  * never on rounding alone, whatever the scaling of the data.
+ * Scaled units: every sum is formed from elements times sigma = 1/rsig (abft_gemm_rscale), so
+ * gnorm, gmax, h and s are passed as sigma times the quantities above and the threshold comes
+ * back in the same units. The g term then carries one factor rsig (g is a product of two scaled
+ * sums); the scaled elements' own underflow adds eta/2 for each of the 2T elements of C0 and C
+ * in the sums, and up to eta/2 of one column of the scaled gmax (counted as eta gmax rsig).
  * Evaluation order keeps the threshold finite whenever the bound is representable: the small
- * factors (u, eta) are applied before the large ones (gnorm, gmax), so data near 1e+152 whose
- * product is finite do not overflow the threshold.
+ * factors (u, eta) are applied before the large ones (gnorm, gmax, rsig).
  */
 FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,
-                      double gmax, double h, double s)
+                      double gmax, double h, double s, double rsig)
 {
     const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
     const double c = tol * ABFT_U * (2.0 * kk + tt + 4.0);
-    const double gterm = ((c * aa) * gnorm) * gmax;
+    const double cg = (c * aa) * gnorm;
+    const double gterm = gmax < 1.0 ? cg * (gmax * rsig) : (cg * gmax) * rsig;
     const double rest = tol * ABFT_U * (tt + 4.0) * bb * h + tol * ABFT_U * (tt + 1.0) * s;
-    const double under = tol * ABFT_ETA * (aa * (kk * tt + kk + 1.0) + bb * (tt + 1.0) + tt + 2.0) +
-                         ((tol * ABFT_ETA * tt) * aa) * gnorm;
+    const double under =
+        tol * ABFT_ETA * (aa * (kk * tt + kk + 1.0) + bb * (2.0 * tt + 1.0) + 2.0 * tt + 2.0) +
+        (((tol * ABFT_ETA * tt) * aa) * gnorm) * rsig + ((tol * ABFT_ETA) * gmax) * rsig;
     return gterm + rest + under;
 }
 
@@ -130,27 +151,36 @@ FT_HD double abft_tau_s(double tol, int64_t T, double s)
 
 /*
  * The decision rule of one dgemm check pair (a row or a column of a tile): residuals de = se - pe
- * (plain) and dw = sw - pw (weighted), bound ingredients g, h, s as for abft_tau.
+ * (plain) and dw = sw - pw (weighted), bound ingredients g, h, s as for abft_tau (scaled units,
+ * rsig = 1/sigma).
  * Returns ABFT_UNVERIFIABLE when the input part of the bound is not finite (NaN/Inf inputs or
  * overflow: the result is whatever IEEE arithmetic gives, not a soft error); ABFT_FAIL_BOTH when
  * the computed sum is not finite although valid data could not make it so (an exponent flip to
- * Inf/NaN) — ABFT_UNVERIFIABLE when the valid sum itself may overflow; else
- * abft_compare against the full bound. *tau receives the threshold used.
+ * Inf/NaN) — ABFT_UNVERIFIABLE when the valid sum itself may overflow, and likewise when a
+ * residual is not finite while the prediction itself may validly overflow (|op(A)| |op(B)|
+ * beyond the range although C is finite: cancellation, or a tiny alpha); else abft_compare
+ * against the full bound. *tau receives the threshold used.
  */
 FT_HD int abft_check(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,
-                     double gmax, double h, double s, double de, double dw, double *tau)
+                     double gmax, double h, double s, double de, double dw, double rsig,
+                     double *tau)
 {
-    double t = abft_tau(tol, k, T, alpha, beta, gnorm, gmax, h, 0.0);
+    double t = abft_tau(tol, k, T, alpha, beta, gnorm, gmax, h, 0.0, rsig);
     *tau = t;
     if (!isfinite(t)) return ABFT_UNVERIFIABLE;
+    /* bounds of the (scaled) prediction op(A) (op(B) w) before and after alpha: also of the
+     * scaled sum of |C| over the check, and, times rsig, of every element of C */
+    const double P = gmax < 1.0 ? gnorm * (gmax * rsig) : (gnorm * gmax) * rsig;
+    const double G = fabs(alpha) * P + fabs(beta) * h;
+    const int range = isfinite(P) && P < DBL_MAX / 4 && isfinite(G) && G < DBL_MAX / 4;
     if (!isfinite(s)) {
-        /* The sum of |C| over the check is at most |alpha| g + |beta| h (+ rounding): when that
-         * is far below the overflow threshold, a non-finite sum can only come from a corrupted
-         * element (an exponent flip to Inf/NaN); near it, the sum of valid elements may itself
-         * overflow, and the check cannot be evaluated. */
-        double G = fabs(alpha) * gnorm * gmax + fabs(beta) * h;
-        return isfinite(G) && G < DBL_MAX / 4 ? ABFT_FAIL_BOTH : ABFT_UNVERIFIABLE;
+        /* An element of C is at most |alpha| g + |beta| h unscaled (+ rounding): when that is
+         * far below the overflow threshold, a non-finite sum can only come from a corrupted
+         * element (an exponent flip to Inf/NaN); near it, a valid element may itself overflow
+         * (the result is not representable), and the check cannot be evaluated. */
+        return range && G < DBL_MAX / (4.0 * rsig) ? ABFT_FAIL_BOTH : ABFT_UNVERIFIABLE;
     }
+    if (!range && !(isfinite(de) && isfinite(dw))) return ABFT_UNVERIFIABLE;
     t += abft_tau_s(tol, T, s);
     *tau = t;
     return abft_compare(de, dw, t);

@@ -104,14 +104,15 @@ typedef struct ft_backend {
     /* Block sums of the logical matrix X' = op(X) (rows x cols; trans 'N': X' = X stored
      * rows x cols; 'T': X' = X^T, X stored cols x rows). The columns of X' are split into
      * nb = ceil(cols / T) blocks; for every row r and block J (weights w_j = abft_weight(j - J*T,
-     * abft_wden(T)), src/abft/abft.h):
-     *   sums[r + (2J)  *lds] = sum_{j in J}       X'(r, j)     (if sums != NULL)
-     *   sums[r + (2J+1)*lds] = sum_{j in J} w_j * X'(r, j)
-     *   abss[r + J*ldabs]    = sum_{j in J}      |X'(r, j)|    (if abss != NULL)
+     * abft_wden(T)), src/abft/abft.h), each element first multiplied by `scale` (a power of two:
+     * sums of data near the overflow threshold stay finite, issue 7):
+     *   sums[r + (2J)  *lds] = sum_{j in J}       (scale X'(r, j))     (if sums != NULL)
+     *   sums[r + (2J+1)*lds] = sum_{j in J} w_j * (scale X'(r, j))
+     *   abss[r + J*ldabs]    = sum_{j in J}      |scale X'(r, j)|      (if abss != NULL)
      * Outputs are overwritten. */
     int (*block_sums)(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
-                      int64_t ldx, int64_t T, double *sums, int64_t lds, double *abss,
-                      int64_t ldabs);
+                      int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
+                      double *abss, int64_t ldabs);
     /* out[c] = max_r |X(r, c)| (NaN propagates) for an rows x cols column-major X. */
     int (*col_absmax)(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                       double *out);

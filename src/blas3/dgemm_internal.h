@@ -32,6 +32,7 @@ typedef struct {
     int64_t hostldc;
     double *Cb;          /* backup of the input C (or NULL) */
     int64_t T, W, mb, nb;
+    double sig, rsig; /* every checksum sum is of elements times sig = 1/rsig (abft_gemm_rscale) */
     /* work buffers */
     double *Y, *Z, *zmax, *P, *anorm, *CS, *CA, *C0S, *C0A, *C0col, *C0colA;
     double *tmp;         /* per-tile scratch in work memory */

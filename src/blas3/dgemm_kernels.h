@@ -21,6 +21,7 @@ typedef struct dgemm_flag {
 typedef struct dgemm_rowcheck_args {
     int64_t m, n, nb, k, T, W; /* n: columns of C (the last block may be partial) */
     double alpha, beta, tol;
+    double rsig;          /* 1/sigma: every sum below is in units scaled by sigma (abft.h) */
     const double *sums;   /* m x 2nb: plain/weighted block row sums of the computed C */
     const double *abss;   /* m x nb : absolute block row sums of the computed C */
     const double *pred;   /* m x 2nb: op(A) * Y (Y = block row sums of op(B)) */
@@ -50,7 +51,7 @@ FT_HD int dgemm_row_check(const dgemm_rowcheck_args_t *a, int64_t i, int64_t J, 
     *dw = a->sums[i + (2 * J + 1) * m] - pw;
     const int64_t tj = a->n - J * a->T < a->T ? a->n - J * a->T : a->T; /* block J's width */
     int r = abft_check(a->tol, a->k, tj, a->alpha, a->beta, a->anorm[i], a->zmax[J], h,
-                       a->abss[i + J * m], *de, *dw, tau);
+                       a->abss[i + J * m], *de, *dw, a->rsig, tau);
     return r == ABFT_UNVERIFIABLE ? 2 : r != ABFT_PASS;
 }
 
@@ -69,11 +70,11 @@ typedef struct dgemm_kernels {
     int (*verify_rows)(ft_queue_t *q, const dgemm_rowcheck_args_t *args, void *dwork, void *hwork,
                        int64_t cap, dgemm_flag_t **flags, int64_t *nflags, int64_t *nunchecked);
     /* Optional (NULL: the driver uses block_sums twice and copy_matrix). One pass over the
-     * input C0 (m x n): its block row sums as block_sums('N', m, n, C0, T, rs, m, ra, m), when
-     * cs is not NULL its block column sums as block_sums('T', n, m, C0, T, cs, n, ca, n), and,
-     * when backup is not NULL, a copy of C0 into backup (ld m). */
+     * input C0 (m x n): its block row sums as block_sums('N', m, n, C0, T, scale, rs, m, ra, m),
+     * when cs is not NULL its block column sums as block_sums('T', n, m, C0, T, scale, cs, n,
+     * ca, n), and, when backup is not NULL, a copy of C0 (unscaled) into backup (ld m). */
     int (*c0_pass)(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
-                   double *rs, double *ra, double *cs, double *ca, double *backup);
+                   double scale, double *rs, double *ra, double *cs, double *ca, double *backup);
 } dgemm_kernels_t;
 
 /* The table for a backend; the cuda one is NULL in builds without CUDA. */

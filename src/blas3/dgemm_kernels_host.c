@@ -36,6 +36,7 @@ static int h_verify_rows(ft_queue_t *q, const dgemm_rowcheck_args_t *a, void *dw
 
 typedef struct {
     int64_t m, n, ldc, T;
+    double scale;
     const double *C0;
     double *rs, *ra, *cs, *ca, *backup;
 } c0_args;
@@ -44,6 +45,7 @@ static int run_c0_pass(void *p)
 {
     const c0_args *a = p;
     const int64_t m = a->m, n = a->n, ldc = a->ldc, T = a->T;
+    const double sc = a->scale;
     const double *C0 = a->C0;
     double *rs = a->rs, *ra = a->ra, *cs = a->cs, *ca = a->ca, *backup = a->backup;
     if (m <= 0 || n <= 0) return FT_SUCCESS;
@@ -53,7 +55,7 @@ static int run_c0_pass(void *p)
         if (backup)
             for (int64_t j = 0; j < n; j++)
                 memcpy(backup + j * m, C0 + j * ldc, (size_t)m * sizeof(double));
-        return ft_host_block_sums_now('N', m, n, C0, ldc, T, rs, m, ra, m);
+        return ft_host_block_sums_now('N', m, n, C0, ldc, T, sc, rs, m, ra, m);
     }
     const int64_t nb = (n + T - 1) / T, mb = (m + T - 1) / T, W = abft_wden(T);
     double *zeros = (n % 2 || T % 2) ? calloc((size_t)m, sizeof(double)) : NULL;
@@ -80,7 +82,7 @@ static int run_c0_pass(void *p)
                 int64_t i = i0;
                 for (; i + 4 <= i1; i += 4)
                     for (int l = 0; l < 4; l++) {
-                        const double v = x[i + l], u = y[i + l];
+                        const double v = sc * x[i + l], u = sc * y[i + l];
                         const double av = fabs(v), au = fabs(u);
                         const double wi = abft_weight(i + l - i0, W);
                         se[i + l] += v + u;
@@ -90,7 +92,7 @@ static int run_c0_pass(void *p)
                         c[3][l] += u, c[4][l] += wi * u, c[5][l] += au;
                     }
                 for (; i < i1; i++) {
-                    const double v = x[i], u = y[i], av = fabs(v), au = fabs(u);
+                    const double v = sc * x[i], u = sc * y[i], av = fabs(v), au = fabs(u);
                     const double wi = abft_weight(i - i0, W);
                     se[i] += v + u;
                     sw[i] += wj * v + wk * u;
@@ -116,11 +118,11 @@ static int run_c0_pass(void *p)
 }
 
 static int h_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
-                     double *rs, double *ra, double *cs, double *ca, double *backup)
+                     double scale, double *rs, double *ra, double *cs, double *ca, double *backup)
 {
     if (m <= 0 || n <= 0) return FT_SUCCESS;
     if (T <= 0) return FT_ERR_INTERNAL;
-    c0_args a = {m, n, ldc, T, C0, rs, ra, cs, ca, backup};
+    c0_args a = {m, n, ldc, T, scale, C0, rs, ra, cs, ca, backup};
     return ft_host_submit(q, run_c0_pass, &a, sizeof a);
 }
 

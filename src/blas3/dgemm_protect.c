@@ -191,27 +191,31 @@ int dgemm_protected(gemm_t *g)
     g->W = abft_wden(g->T);
     g->mb = (m + g->T - 1) / g->T;
     g->nb = (n + g->T - 1) / g->T;
+    g->rsig = abft_gemm_rscale(g->T, k);
+    g->sig = 1.0 / g->rsig;
     const int64_t nb = g->nb, T = g->T;
+    const double sig = g->sig;
     g->have_c0 = g->beta != 0.0;
     FT_CHECK(workspace(g));
     FT_CHECK(ft_call_queue(g->call, &g->qs));
 
     /* input C: its block sums (rows and columns), and a backup when asked */
     if (g->have_c0 && g->kern->c0_pass) {
-        FT_CHECK(g->kern->c0_pass(g->qm, m, n, g->C, g->ldc, T, g->C0S, g->C0A, g->C0col,
+        FT_CHECK(g->kern->c0_pass(g->qm, m, n, g->C, g->ldc, T, sig, g->C0S, g->C0A, g->C0col,
                                   g->C0colA, g->Cb));
     } else if (g->have_c0) {
-        FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->C0S, m, g->C0A, m));
+        FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, sig, g->C0S, m, g->C0A, m));
         if (g->C0col)
-            FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->C, g->ldc, T, g->C0col, n, g->C0colA, n));
+            FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->C, g->ldc, T, sig, g->C0col, n,
+                                    g->C0colA, n));
         if (g->Cb) FT_CHECK(be->copy_matrix(g->qm, m, n, g->C, g->ldc, g->Cb, m));
     }
     /* encode on the side queue while the product runs on the main queue */
     ft_queue_t *qe = g->pol.serial_encode ? g->qm : g->qs;
     FT_CHECK(be->fork(g->qm, g->qs));
-    FT_CHECK(be->block_sums(qe, g->tb, k, n, g->B, g->ldb, T, g->Y, k, g->Z, k));
+    FT_CHECK(be->block_sums(qe, g->tb, k, n, g->B, g->ldb, T, sig, g->Y, k, g->Z, k));
     FT_CHECK(be->col_absmax(qe, k, nb, g->Z, k, g->zmax));
-    FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, NULL, 0, g->anorm, m));
+    FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, sig, NULL, 0, g->anorm, m));
     FT_CHECK(be->dgemm(qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P, m));
     if (g->check_operands) FT_CHECK(digest_operands(g, qe, g->dg0)); /* as the encoding read them */
 
@@ -284,9 +288,9 @@ static int dgemm_checked(gemm_t *g)
     }
 
     /* verify every (row, column block) */
-    FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->CS, m, g->CA, m));
+    FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->sig, g->CS, m, g->CA, m));
     dgemm_rowcheck_args_t args = {.m = m, .n = n, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
-                                  .beta = g->beta, .tol = g->pol.tol, .sums = g->CS,
+                                  .beta = g->beta, .tol = g->pol.tol, .rsig = g->rsig, .sums = g->CS,
                                   .abss = g->CA, .pred = g->P, .anorm = g->anorm,
                                   .zmax = g->zmax, .csums = g->have_c0 ? g->C0S : NULL,
                                   .cabss = g->have_c0 ? g->C0A : NULL};

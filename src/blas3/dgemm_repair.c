@@ -58,9 +58,9 @@ static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
     double *Ct = g->C + ft_ix(t->i0, t->j0, g->ldc);
     /* computed sums; block size g->T, not the tile's own width: a partial tile's weights must
      * use the same denominator W as the fast-path checks */
-    FT_CHECK(be->block_sums(g->qm, 'N', mI, nJ, Ct, g->ldc, g->T, Gr + GR_SE * mI, mI,
+    FT_CHECK(be->block_sums(g->qm, 'N', mI, nJ, Ct, g->ldc, g->T, g->sig, Gr + GR_SE * mI, mI,
                             Gr + GR_SA * mI, mI));
-    FT_CHECK(be->block_sums(g->qm, 'T', nJ, mI, Ct, g->ldc, g->T, Gc + GC_SE * nJ, nJ,
+    FT_CHECK(be->block_sums(g->qm, 'T', nJ, mI, Ct, g->ldc, g->T, g->sig, Gc + GC_SE * nJ, nJ,
                             Gc + GC_SA * nJ, nJ));
     if (predict) {
         FT_CHECK(be->copy_matrix(g->qm, mI, 2, g->P + t->i0 + 2 * t->J * m, m,
@@ -80,14 +80,14 @@ static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
             } else {
                 /* column sums of the input C not kept: computed here from its backup */
                 FT_CHECK(be->block_sums(g->qm, 'T', nJ, mI,
-                                        g->Cb + ft_ix(t->i0, t->j0, m), m, g->T,
+                                        g->Cb + ft_ix(t->i0, t->j0, m), m, g->T, g->sig,
                                         Gc + GC_C0E * nJ, nJ, Gc + GC_C0A * nJ, nJ));
             }
         }
         /* column predictions: Xi = [e_I w_I]^T op(A)(I,:) (k x 2), xa = |op(A)(I,:)|^T e,
          * q = op(B)(:,J)^T Xi (nJ x 2), bn(j) = ||op(B)(:,j)||_1 */
         FT_CHECK(be->block_sums(g->qm, dgemm_flip(g->ta), k, mI, dgemm_opa_rows(g, t->i0), g->lda,
-                                g->T, Xi, k, xa, k));
+                                g->T, g->sig, Xi, k, xa, k));
         FT_CHECK(be->col_absmax(g->qm, k, 1, xa, k, Gs + 1));
         /* two matrix-vector products: a 2-column DGEMM with long k ran on few thread blocks */
         for (int c = 0; c < 2; c++) {
@@ -99,7 +99,7 @@ static int tile_gather(gemm_t *g, tile_t *t, int predict, double *host)
                                    Xi + c * k, 0.0, Gc + (GC_QE + c) * nJ));
         }
         FT_CHECK(be->block_sums(g->qm, dgemm_flip(g->tb), nJ, k, dgemm_opb_cols(g, t->j0), g->ldb, k,
-                                NULL, 0, Gc + GC_BN * nJ, nJ));
+                                g->sig, NULL, 0, Gc + GC_BN * nJ, nJ));
     }
     const int64_t len = GR_N * mI + GC_N * nJ + 2;
     FT_CHECK(be->get_matrix(g->qm, len, 1, G, len, host, len));
@@ -152,7 +152,7 @@ static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gn
 {
     double tau;
     return abft_check(g->pol.tol, g->k, T, g->alpha, g->beta, gnorm, gmax, hh, sa, se - pe,
-                      sw - pw, &tau);
+                      sw - pw, g->rsig, &tau);
 }
 
 static int row_status(const gemm_t *g, const tile_t *t, int64_t i)
@@ -214,12 +214,13 @@ static int tile_fix(gemm_t *g, tile_t *t, const int64_t *rows, const int64_t *co
     } else {
         /* The sum of the others is the computed sum minus the corrupted value, unless that value
          * is Inf/NaN or dominates the sum (the subtraction would cancel catastrophically): then
-         * zero the elements and sum again (one more round trip). */
+         * zero the elements and sum again (one more round trip). The sums are in units scaled by
+         * sig (abft_gemm_rscale), the elements are not. */
         int resum = 0;
         for (int e = 0; e < ne; e++) {
-            double others = by_row ? t->rsa[rows[e]] - fabs(before[e])
-                                   : t->csa[cols[e]] - fabs(before[e]);
-            if (!isfinite(before[e]) || !(fabs(before[e]) <= others)) resum = 1;
+            const double b = g->sig * fabs(before[e]);
+            double others = by_row ? t->rsa[rows[e]] - b : t->csa[cols[e]] - b;
+            if (!isfinite(before[e]) || !(b <= others)) resum = 1;
         }
         if (resum) {
             for (int e = 0; e < ne; e++)
@@ -227,7 +228,8 @@ static int tile_fix(gemm_t *g, tile_t *t, const int64_t *rows, const int64_t *co
             FT_CHECK(tile_sums(g, t));
         }
         for (int e = 0; e < ne; e++) {
-            after[e] = by_row ? t->pe[rows[e]] - t->rse[rows[e]] : t->qe[cols[e]] - t->cse[cols[e]];
+            after[e] = g->rsig * (by_row ? t->pe[rows[e]] - t->rse[rows[e]]
+                                         : t->qe[cols[e]] - t->cse[cols[e]]);
             if (!resum) after[e] += before[e];
             FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), after[e]));
         }
@@ -281,13 +283,14 @@ static int prediction_intact(gemm_t *g, tile_t *t, int64_t i, int *intact, int *
     FT_CHECK(g->be->dgemm(g->qm, g->ta, 'N', 1, 2, g->k, 1.0, arow, g->lda,
                           g->Y + 2 * t->J * g->k, g->k, 0.0, d, 1));
     FT_CHECK(g->be->copy_matrix(g->qm, 1, 2, g->P + t->i0 + i + 2 * t->J * g->m, g->m, d + 2, 1));
-    FT_CHECK(g->be->block_sums(g->qm, g->ta, 1, g->k, arow, g->lda, g->k, NULL, 0, d + 4, 1));
+    FT_CHECK(g->be->block_sums(g->qm, g->ta, 1, g->k, arow, g->lda, g->k, g->sig, NULL, 0, d + 4,
+                               1));
     FT_CHECK(g->be->copy_matrix(g->qm, 1, 1, g->anorm + t->i0 + i, 1, d + 5, 1));
     FT_CHECK(g->be->get_matrix(g->qm, 6, 1, d, 6, h, 6));
     FT_CHECK(g->be->sync(g->qm));
     double tau;
     int cmp = abft_check(g->pol.tol, g->k, t->nJ, g->alpha, 0.0, t->rg[i], t->rgmax, 0.0, 0.0,
-                         g->alpha * (h[0] - h[2]), g->alpha * (h[1] - h[3]), &tau);
+                         g->alpha * (h[0] - h[2]), g->alpha * (h[1] - h[3]), g->rsig, &tau);
     *intact = cmp == ABFT_PASS;
     *operand = !(fabs(h[4] - h[5]) <= 2.0 * ((double)g->k + 1.0) * ABFT_U * h[5]);
     return FT_SUCCESS;
@@ -478,7 +481,7 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
             double de = t.rse[i] - t.pe[i], dw = t.rsw[i] - t.pw[i];
             double x1 = (dw - w0 * de) / (w1 - w0), x0 = de - x1;
             double tau = abft_tau(g->pol.tol, g->k, t.nJ, g->alpha, g->beta, t.rg[i], t.rgmax,
-                                  t.rh[i], t.rsa[i]);
+                                  t.rh[i], t.rsa[i], g->rsig);
             if (!isfinite(x0) || !isfinite(x1)) ok = 0;
             for (int c = 0; c < 2 && ok; c++)
                 if (fabs(c ? x1 : x0) > tau) {

@@ -36,7 +36,7 @@ int qr_encode(qr_t *g)
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n;
     /* ||a_j||_1 (block sums of A^T, one block) and max_i |a_ij| */
-    FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->dA, g->ldda, m, NULL, 0, g->dN1, n));
+    FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->dA, g->ldda, m, 1.0, NULL, 0, g->dN1, n));
     FT_CHECK(be->col_absmax(g->qm, m, n, g->dA, g->ldda, g->dMx));
     FT_CHECK(be->get_matrix(g->qm, n, 1, g->dN1, n, g->hN, n));
     FT_CHECK(be->get_matrix(g->qm, n, 1, g->dMx, n, g->hN + n, n));

@@ -439,7 +439,7 @@ static int c_set_elem(ft_queue_t *q, double *p, double value)
 
 /* generic reductions (cuda_reduce.cu) */
 int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
-                         int64_t ldx, int64_t T, double *sums, int64_t lds, double *abss,
+                         int64_t ldx, int64_t T, double scale, double *sums, int64_t lds, double *abss,
                          int64_t ldabs);
 int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *out);

@@ -27,6 +27,7 @@ struct bs_args {
     const double *X;
     int64_t ldx;
     int64_t T, W, nb, nz, chunk;
+    double scale; /* every element is multiplied by it (a power of two) before it is added */
     double *sums;
     int64_t lds;
     double *abss;
@@ -67,13 +68,14 @@ __device__ __forceinline__ void bs_store(const bs_args &a, int64_t r, int64_t J,
     }
 }
 
-/* Accumulate element x of local column jj into the plain, weighted and absolute sums.
- * The weight is abft_weight_at with the scale 1/(2W) computed once per thread (bit for bit
- * abft_weight, no division per element). */
+/* Accumulate element x of local column jj, times the sum scale sc, into the plain, weighted
+ * and absolute sums. The weight is abft_weight_at with the scale 1/(2W) computed once per thread
+ * (bit for bit abft_weight, no division per element). */
 template <bool SUMS, bool ABS>
-__device__ __forceinline__ void bs_acc(double x, int64_t jj, int64_t W, double inv2w, double &s,
-                                       double &sw, double &sa)
+__device__ __forceinline__ void bs_acc(double x, int64_t jj, int64_t W, double inv2w, double sc,
+                                       double &s, double &sw, double &sa)
 {
+    x *= sc;
     if (SUMS) {
         s += x;
         sw = fma(abft_weight_at(jj, W, inv2w), x, sw);
@@ -109,12 +111,12 @@ __global__ void __launch_bounds__(kThreads) block_sums_n_kernel(const bs_args a)
         for (; j + 4 <= c1; j += 4, p += 4 * ldx) {
             const double x0 = __ldg(p), x1 = __ldg(p + ldx), x2 = __ldg(p + 2 * ldx),
                          x3 = __ldg(p + 3 * ldx);
-            bs_acc<SUMS, ABS>(x0, j - j0, W, inv2w, s, sw, sa);
-            bs_acc<SUMS, ABS>(x1, j + 1 - j0, W, inv2w, s, sw, sa);
-            bs_acc<SUMS, ABS>(x2, j + 2 - j0, W, inv2w, s, sw, sa);
-            bs_acc<SUMS, ABS>(x3, j + 3 - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x0, j - j0, W, inv2w, a.scale, s, sw, sa);
+            bs_acc<SUMS, ABS>(x1, j + 1 - j0, W, inv2w, a.scale, s, sw, sa);
+            bs_acc<SUMS, ABS>(x2, j + 2 - j0, W, inv2w, a.scale, s, sw, sa);
+            bs_acc<SUMS, ABS>(x3, j + 3 - j0, W, inv2w, a.scale, s, sw, sa);
         }
-        for (; j < c1; j++, p += ldx) bs_acc<SUMS, ABS>(__ldg(p), j - j0, W, inv2w, s, sw, sa);
+        for (; j < c1; j++, p += ldx) bs_acc<SUMS, ABS>(__ldg(p), j - j0, W, inv2w, a.scale, s, sw, sa);
         bs_store<SUMS, ABS, ATOMIC>(a, r, J, s, sw, sa);
     }
 }
@@ -145,12 +147,12 @@ __global__ void __launch_bounds__(kThreads) block_sums_t_kernel(const bs_args a)
         for (; j + 96 < c1; j += 128) {
             const double x0 = __ldg(x + j), x1 = __ldg(x + j + 32), x2 = __ldg(x + j + 64),
                          x3 = __ldg(x + j + 96);
-            bs_acc<SUMS, ABS>(x0, j - j0, W, inv2w, s, sw, sa);
-            bs_acc<SUMS, ABS>(x1, j + 32 - j0, W, inv2w, s, sw, sa);
-            bs_acc<SUMS, ABS>(x2, j + 64 - j0, W, inv2w, s, sw, sa);
-            bs_acc<SUMS, ABS>(x3, j + 96 - j0, W, inv2w, s, sw, sa);
+            bs_acc<SUMS, ABS>(x0, j - j0, W, inv2w, a.scale, s, sw, sa);
+            bs_acc<SUMS, ABS>(x1, j + 32 - j0, W, inv2w, a.scale, s, sw, sa);
+            bs_acc<SUMS, ABS>(x2, j + 64 - j0, W, inv2w, a.scale, s, sw, sa);
+            bs_acc<SUMS, ABS>(x3, j + 96 - j0, W, inv2w, a.scale, s, sw, sa);
         }
-        for (; j < c1; j += 32) bs_acc<SUMS, ABS>(__ldg(x + j), j - j0, W, inv2w, s, sw, sa);
+        for (; j < c1; j += 32) bs_acc<SUMS, ABS>(__ldg(x + j), j - j0, W, inv2w, a.scale, s, sw, sa);
         for (int off = 16; off > 0; off >>= 1) {
             if (SUMS) {
                 s += __shfl_down_sync(kFullMask, s, off);
@@ -271,8 +273,8 @@ int zero_cols(double *p, int64_t ld, int64_t rows, int64_t ncols, cudaStream_t s
 extern "C" {
 
 int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols,
-                         const double *X, int64_t ldx, int64_t T, double *sums, int64_t lds,
-                         double *abss, int64_t ldabs)
+                         const double *X, int64_t ldx, int64_t T, double scale, double *sums,
+                         int64_t lds, double *abss, int64_t ldabs)
 {
     if (rows < 0 || cols < 0) return FT_ERR_INTERNAL;
     if (rows == 0 || cols == 0 || (!sums && !abss)) return FT_SUCCESS;
@@ -294,6 +296,7 @@ int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols,
     a.T = T;
     a.W = abft_wden(T);
     a.nb = nb;
+    a.scale = scale;
     a.sums = sums;
     a.lds = lds;
     a.abss = abss;

@@ -354,7 +354,7 @@ static int h_dgemv(ft_queue_t *q, char ta, int64_t m, int64_t n, double alpha, c
 
 /* generic reductions (host_reduce.c) */
 int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
-                       int64_t ldx, int64_t T, double *sums, int64_t lds, double *abss,
+                       int64_t ldx, int64_t T, double scale, double *sums, int64_t lds, double *abss,
                        int64_t ldabs);
 int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                        double *out);

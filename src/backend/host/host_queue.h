@@ -27,6 +27,7 @@ void ft_host_set_deferred(int mode);
 
 /* The host reductions, run at once (for use inside a task; backend.h gives their semantics). */
 int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double *X, int64_t ldx,
-                           int64_t T, double *sums, int64_t lds, double *abss, int64_t ldabs);
+                           int64_t T, double scale, double *sums, int64_t lds, double *abss,
+                           int64_t ldabs);
 
 #endif

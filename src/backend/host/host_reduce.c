@@ -11,13 +11,18 @@
 typedef struct {
     char trans;
     int64_t rows, cols, ldx, T, lds, ldabs;
+    double scale;
     const double *X;
     double *sums, *abss;
 } bs_args;
 
 int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double *X, int64_t ldx,
-                           int64_t T, double *sums, int64_t lds, double *abss, int64_t ldabs)
+                           int64_t T, double scale, double *sums, int64_t lds, double *abss,
+                           int64_t ldabs)
 {
+    /* scale (a power of two) multiplies every element before it is added: the weights carry it
+     * (w_j scale is exact), the plain and absolute sums multiply once per element */
+    const double sc = scale;
     if (rows <= 0 || cols <= 0) return FT_SUCCESS;
     if (T <= 0) return FT_ERR_INTERNAL;
     const int64_t nb = (cols + T - 1) / T, W = abft_wden(T);
@@ -40,25 +45,27 @@ int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double 
                     const double *x0 = X + j * ldx + r0, *x1 = x0 + ldx, *x2 = x1 + ldx,
                                  *x3 = x2 + ldx;
                     if (sums) {
-                        const double w0 = abft_weight(j - j0, W), w1 = abft_weight(j + 1 - j0, W),
-                                     w2 = abft_weight(j + 2 - j0, W),
-                                     w3 = abft_weight(j + 3 - j0, W);
+                        const double w0 = abft_weight(j - j0, W) * sc,
+                                     w1 = abft_weight(j + 1 - j0, W) * sc,
+                                     w2 = abft_weight(j + 2 - j0, W) * sc,
+                                     w3 = abft_weight(j + 3 - j0, W) * sc;
                         for (int64_t r = 0; r < nr; r++) {
-                            se[r] += (x0[r] + x1[r]) + (x2[r] + x3[r]);
+                            se[r] += (sc * x0[r] + sc * x1[r]) + (sc * x2[r] + sc * x3[r]);
                             sw[r] += (w0 * x0[r] + w1 * x1[r]) + (w2 * x2[r] + w3 * x3[r]);
                         }
                     }
                     if (abss)
                         for (int64_t r = 0; r < nr; r++)
-                            sa[r] += (fabs(x0[r]) + fabs(x1[r])) + (fabs(x2[r]) + fabs(x3[r]));
+                            sa[r] += (fabs(sc * x0[r]) + fabs(sc * x1[r])) +
+                                     (fabs(sc * x2[r]) + fabs(sc * x3[r]));
                 }
                 for (; j < j1; j++) {
                     const double *x = X + j * ldx + r0;
-                    const double w = abft_weight(j - j0, W);
+                    const double w = abft_weight(j - j0, W) * sc;
                     for (int64_t r = 0; r < nr; r++) {
-                        se[r] += x[r];
+                        se[r] += sc * x[r];
                         sw[r] += w * x[r];
-                        sa[r] += fabs(x[r]);
+                        sa[r] += fabs(sc * x[r]);
                     }
                 }
                 for (int64_t r = 0; r < r1 - r0; r++) {
@@ -80,15 +87,16 @@ int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double 
                 int64_t j = j0;
                 for (; j + 4 <= j1; j += 4)
                     for (int l = 0; l < 4; l++) {
-                        double v = x[j + l];
+                        double v = sc * x[j + l];
                         e4[l] += v;
                         w4[l] += abft_weight(j + l - j0, W) * v;
                         a4[l] += fabs(v);
                     }
                 for (; j < j1; j++) {
-                    e4[0] += x[j];
-                    w4[0] += abft_weight(j - j0, W) * x[j];
-                    a4[0] += fabs(x[j]);
+                    const double v = sc * x[j];
+                    e4[0] += v;
+                    w4[0] += abft_weight(j - j0, W) * v;
+                    a4[0] += fabs(v);
                 }
                 double e = (e4[0] + e4[1]) + (e4[2] + e4[3]);
                 double wsum = (w4[0] + w4[1]) + (w4[2] + w4[3]);
@@ -107,17 +115,17 @@ int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double 
 static int run_block_sums(void *p)
 {
     const bs_args *a = p;
-    return ft_host_block_sums_now(a->trans, a->rows, a->cols, a->X, a->ldx, a->T, a->sums, a->lds, a->abss,
-                      a->ldabs);
+    return ft_host_block_sums_now(a->trans, a->rows, a->cols, a->X, a->ldx, a->T, a->scale,
+                                  a->sums, a->lds, a->abss, a->ldabs);
 }
 
 int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
-                       int64_t ldx, int64_t T, double *sums, int64_t lds, double *abss,
-                       int64_t ldabs)
+                       int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
+                       double *abss, int64_t ldabs)
 {
     if (rows <= 0 || cols <= 0) return FT_SUCCESS;
     if (T <= 0) return FT_ERR_INTERNAL;
-    bs_args a = {trans, rows, cols, ldx, T, lds, ldabs, X, sums, abss};
+    bs_args a = {trans, rows, cols, ldx, T, lds, ldabs, scale, X, sums, abss};
     return ft_host_submit(q, run_block_sums, &a, sizeof a);
 }
 
