@@ -1491,7 +1491,7 @@ static int run_stress(void)
     };
     printf("%%\n%% stress set: no faults, valid nasty inputs (each must give no report)\n");
     long fa = 0, inacc = 0;
-    stress_rec_t recs[64];
+    stress_rec_t recs[sizeof gc / sizeof gc[0] + sizeof qc / sizeof qc[0]];
     int nrec = 0;
     if (O.routines & 1)
         for (size_t i = 0; i < sizeof gc / sizeof gc[0]; i++) {
