@@ -829,16 +829,16 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
             }
             break;
         }
-        default: /* a checksum column: one pair per block of columns */
+        default: /* a checksum column: QR_NCS = 3 per block of columns (src/qr/qr_internal.h) */
             f->row = irand(&r, 0, m - 1);
-            f->col = irand(&r, 0, 2 * ncb - 1);
+            f->col = irand(&r, 0, 3 * ncb - 1);
             break;
         }
         draw_kind(&r, f);
         /* the limit of the block that sees the fault: its column's block (a checksum column:
-         * the block of the pair) */
+         * the block it belongs to) */
         f->limit = qr_tau(m, n, A, lda,
-                          f->region == FT_REGION_CHECKSUM ? f->col / 2 : f->col / nbc);
+                          f->region == FT_REGION_CHECKSUM ? f->col / 3 : f->col / nbc);
     }
     uint64_t iseed = tu_next(&r);
     cfg_t cfg = {.nb = T->nb, .ve = T->ve, .verbose = verbose ? 2 : 0};

@@ -73,10 +73,11 @@ int main(void)
         const int64_t nb = 64, ld = qr_stage_ld(m);
         TU_CHECK(ld >= m && ld % 32 == 0 && ld - m < 32, "qr ld");
         const i128 nbc = abft_qr_check_width(n), B = (n + nbc - 1) / nbc;
-        i128 rw = 4 * B * (i128)m + (2 * B + 2) * (i128)n + 2 * (i128)nb * m +
-                  3 * (i128)nb * nb + (i128)nb * n + 2 * B * nb + 64;
-        i128 rh = 2 * (i128)nb * m + (i128)nb * nb + 64 * (i128)nb + (2 * B + 4) * (i128)n +
-                  (5 * B + 3) * (i128)m + 2 * B + 64;
+        /* three checksum columns per block (QR_NCS) */
+        i128 rw = 6 * B * (i128)m + (3 * B + 2) * (i128)n + 2 * (i128)nb * m +
+                  3 * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 64;
+        i128 rh = 2 * (i128)nb * m + (i128)nb * nb + 64 * (i128)nb + (3 * B + 4) * (i128)n +
+                  (7 * B + 3) * (i128)m + 2 * B + 64;
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);
         TU_CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
         TU_CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);

@@ -46,6 +46,24 @@ FT_HD double abft_weight(int64_t jj, int64_t W)
     return abft_weight_at(jj, W, abft_weight_scale(W));
 }
 
+/* The second weight vector of a block, v_jj = abft_weight(pi(jj), V) with V = abft_perm_den(W)
+ * = max(W, 64) and pi(jj) = jj * 0x9E3779B1 mod V, a permutation of [0, V) (odd multiplier):
+ * exact weights in (1/2, 1] in an order unrelated to the column index, so two columns that w
+ * places close together (|w_a - w_b| = |a - b| / (2W)) are usually far apart in v (V >= 64: for
+ * a denominator of 2 or 4 every odd multiplier is +-1 and would just repeat w). A third checksum
+ * with these weights tells a data error that a first correction absorbed, or two errors
+ * cancelling in one checksum, from a single error or a corrupted checksum (ft_dgeqrf, issue 7);
+ * abft_consistent(r, t, abft_perm(jj, W), abft_perm_den(W), thr) checks one error against it. */
+FT_HD int64_t abft_perm_den(int64_t W) { return W < 64 ? 64 : W; }
+FT_HD int64_t abft_perm(int64_t jj, int64_t W)
+{
+    return (int64_t)(((uint64_t)jj * 0x9E3779B1ull) & (uint64_t)(abft_perm_den(W) - 1));
+}
+FT_HD double abft_weight_perm(int64_t jj, int64_t W)
+{
+    return abft_weight(abft_perm(jj, W), abft_perm_den(W));
+}
+
 /* Inverse of abft_weight: the local column a ratio dw/de points to (may be out of range). */
 FT_HD int64_t abft_locate(double ratio, int64_t W)
 {

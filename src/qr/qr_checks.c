@@ -50,20 +50,24 @@ int qr_encode(qr_t *g)
         frexp(amax * (double)n, &e); /* amax n < 2^e */
         g->sigma = ldexp(1.0, 1000 - e);
     }
-    /* block-diagonal weights: columns 2b and 2b+1 carry [sigma e, sigma w] on block b's columns
-     * (local weights w_jj = abft_weight(jj, W), W = abft_wden(nbc)) and zeros elsewhere */
+    /* block-diagonal weights: columns 3b, 3b+1, 3b+2 carry [sigma e, sigma w, sigma v] on block
+     * b's columns (local weights w_jj = abft_weight(jj, W), v_jj = abft_weight_perm(jj, W),
+     * W = abft_wden(nbc)) and zeros elsewhere. Two checksums identify one error; the third, in
+     * an order unrelated to w, confirms it: a second error in the same row that a correction
+     * absorbed, or two errors cancelling in one checksum, show in it (issue 7). */
     const int64_t B = g->ncb, nbc = g->nbc;
-    memset(g->hEW, 0, (size_t)(2 * B * n) * sizeof(double));
+    memset(g->hEW, 0, (size_t)(QR_NCS * B * n) * sizeof(double));
     for (int64_t j = 0; j < n; j++) {
         const int64_t b = j / nbc;
-        g->hEW[j + 2 * b * n] = g->sigma;
-        g->hEW[j + (2 * b + 1) * n] = g->sigma * abft_weight(j - b * nbc, g->W);
+        g->hEW[j + QR_NCS * b * n] = g->sigma;
+        g->hEW[j + (QR_NCS * b + 1) * n] = g->sigma * abft_weight(j - b * nbc, g->W);
+        g->hEW[j + (QR_NCS * b + 2) * n] = g->sigma * abft_weight_perm(j - b * nbc, g->W);
     }
-    FT_CHECK(be->set_matrix(g->qm, n, 2 * B, g->hEW, n, g->dEW, n));
-    FT_CHECK(be->dgemm(g->qm, 'N', 'N', m, 2 * B, n, 1.0, g->dA, g->ldda, g->dEW, n, 0.0,
+    FT_CHECK(be->set_matrix(g->qm, n, QR_NCS * B, g->hEW, n, g->dEW, n));
+    FT_CHECK(be->dgemm(g->qm, 'N', 'N', m, QR_NCS * B, n, 1.0, g->dA, g->ldda, g->dEW, n, 0.0,
                        g->dCS, m));
-    /* the plain checksum of every block (columns 0, 2, 4, ...) for the thresholds */
-    FT_CHECK(be->get_matrix(g->qm, m, B, g->dCS, 2 * m, g->hN + 2 * n, m));
+    /* the plain checksum of every block (columns 0, 3, 6, ...) for the thresholds */
+    FT_CHECK(be->get_matrix(g->qm, m, B, g->dCS, QR_NCS * m, g->hN + 2 * n, m));
     return FT_SUCCESS;
 }
 
@@ -112,7 +116,7 @@ static int check_sums(qr_t *g, int64_t i)
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n, ld = g->ldda;
     FT_CHECK(be->sync(g->qs));
-    const int64_t c2 = 2 * g->ncb;
+    const int64_t c2 = QR_NCS * g->ncb;
     if (i > 0) {
         FT_CHECK(be->copy_matrix(g->qm, i, c2, g->dEW, n, g->dX, m));
         FT_CHECK(be->dtrmm(g->qm, 'L', 'U', 'N', 'N', i, c2, 1.0, g->dA, ld, g->dX, m));
@@ -145,31 +149,61 @@ static int ratio_precise(const qr_t *g, double r)
     return fabs(r) >= 8.0 * (double)g->W * g->thrb[g->cb];
 }
 
-/* The residuals of the current checksum block g->cb at row l: r = c - X e_b, s = v - X w_b. */
-static inline double res_r(const qr_t *g, int64_t l)
+/* The residuals of the current checksum block g->cb at row l: r = c - X e_b, s = . - X w_b,
+ * t = . - X v_b (the third checksum). */
+static inline double res_k(const qr_t *g, int64_t l, int c)
 {
-    const int64_t o = 2 * g->cb * g->m;
+    const int64_t o = (QR_NCS * g->cb + c) * g->m;
     return g->hC[o + l] - g->hX[o + l];
 }
-static inline double res_s(const qr_t *g, int64_t l)
+static inline double res_r(const qr_t *g, int64_t l) { return res_k(g, l, 0); }
+static inline double res_s(const qr_t *g, int64_t l) { return res_k(g, l, 1); }
+static inline double res_t(const qr_t *g, int64_t l) { return res_k(g, l, 2); }
+/* Does any of row l's three checks fail? */
+static int row_any_fails(const qr_t *g, int64_t l)
 {
-    const int64_t o = (2 * g->cb + 1) * g->m;
-    return g->hC[o + l] - g->hX[o + l];
+    const double thr = g->thrb[g->cb];
+    return row_fails(res_r(g, l), thr) || row_fails(res_s(g, l), thr) ||
+           row_fails(res_t(g, l), thr);
+}
+/* Is the third residual of row l consistent with one error in local column jj (or with no
+ * error when r is clean)? */
+static int third_consistent(const qr_t *g, double r, double t, int64_t jj)
+{
+    return abft_consistent(r, t, abft_perm(jj, g->W), abft_perm_den(g->W), g->thrb[g->cb]);
 }
 
 typedef struct {
-    int64_t nr, ns;      /* failing rows of r, of s */
-    int64_t lmax;        /* row of the largest |r| (non-finite first) */
-    double rmax, smax;   /* max |r|, |s| (NaN counts as Inf) */
-    double rn, sn;       /* ||r||_2, ||s||_2 (scaled; Inf when not finite) */
-    int fr, fs;          /* r fails (a row, or the aggregate), s fails */
-    int64_t lonly;       /* the only failing row (r or s), or -1 */
+    int64_t nr, ns, nt;       /* failing rows of r, of s, of t */
+    int64_t lmax;             /* row of the largest |r| (non-finite first) */
+    double rmax, smax, tmax;  /* max |r|, |s|, |t| (NaN counts as Inf) */
+    double rn, sn, tn;        /* ||r||_2, ||s||_2, ||t||_2 (scaled; Inf when not finite) */
+    int fr, fs, ft;           /* r fails (a row, or the aggregate), s fails, t fails */
+    int64_t lonly;            /* the only failing row (r, s or t), or -1 */
 } analysis_t;
 
 /* Does anything fail? Rows, or the aggregate test: the threshold bounds the 2-norm of the
  * rounding residual (columnwise backward stability, docs/qr.md), so an error spread by later
  * panels over many rows, each below tau, is caught by ||r||_2 > tau (issue 7, hole 5). */
-static int fails(const analysis_t *a) { return a->fr || a->fs; }
+static int fails(const analysis_t *a) { return a->fr || a->fs || a->ft; }
+
+/* Every residual at the clean level (tau / 2): what a correction must leave. */
+static int clean_level(const analysis_t *a, double thr)
+{
+    return !fails(a) && a->rn <= thr / 2 && a->sn <= thr / 2 && a->tn <= thr / 2;
+}
+
+/* 2-norm of residual c of the block, scaled by its max (no overflow or underflow). */
+static double res_norm(const qr_t *g, int c, double mx)
+{
+    if (!(isfinite(mx) && mx > 0)) return mx;
+    double q = 0.0;
+    for (int64_t l = 0; l < g->m; l++) {
+        const double x = res_k(g, l, c) / mx;
+        q += x * x;
+    }
+    return mx * sqrt(q);
+}
 
 static void analyse(const qr_t *g, analysis_t *a)
 {
@@ -180,17 +214,20 @@ static void analyse(const qr_t *g, analysis_t *a)
     a->lonly = -1;
     int64_t other = 0;
     for (int64_t l = 0; l < m; l++) {
-        double r = res_r(g, l), s = res_s(g, l);
+        double r = res_r(g, l), s = res_s(g, l), t = res_t(g, l);
         double ar = isnan(r) ? INFINITY : fabs(r), as = isnan(s) ? INFINITY : fabs(s);
-        int fr = row_fails(r, thr), fs = row_fails(s, thr);
+        double at = isnan(t) ? INFINITY : fabs(t);
+        int fr = row_fails(r, thr), fs = row_fails(s, thr), ft = row_fails(t, thr);
         a->nr += fr;
         a->ns += fs;
+        a->nt += ft;
         if (a->lmax < 0 || ar > a->rmax) {
             a->rmax = ar;
             a->lmax = l;
         }
         if (as > a->smax) a->smax = as;
-        if (fr || fs) {
+        if (at > a->tmax) a->tmax = at;
+        if (fr || fs || ft) {
             if (a->lonly < 0 && !other) a->lonly = l;
             else {
                 a->lonly = -1;
@@ -198,18 +235,12 @@ static void analyse(const qr_t *g, analysis_t *a)
             }
         }
     }
-    /* 2-norms, scaled by the maxima (no overflow or underflow in the squares) */
-    double qr2 = 0.0, qs2 = 0.0;
-    const int rfin = isfinite(a->rmax) && a->rmax > 0, sfin = isfinite(a->smax) && a->smax > 0;
-    for (int64_t l = 0; l < m; l++) {
-        double r = res_r(g, l), s = res_s(g, l);
-        if (rfin) qr2 += (r / a->rmax) * (r / a->rmax);
-        if (sfin) qs2 += (s / a->smax) * (s / a->smax);
-    }
-    a->rn = rfin ? a->rmax * sqrt(qr2) : a->rmax;
-    a->sn = sfin ? a->smax * sqrt(qs2) : a->smax;
+    a->rn = res_norm(g, 0, a->rmax);
+    a->sn = res_norm(g, 1, a->smax);
+    a->tn = res_norm(g, 2, a->tmax);
     a->fr = a->nr > 0 || row_fails(a->rn, thr);
     a->fs = a->ns > 0 || row_fails(a->sn, thr);
+    a->ft = a->nt > 0 || row_fails(a->tn, thr);
 }
 
 /* Column of a single error in row l (cols [lo, n) of the current block) from s_l / r_l, or by
@@ -223,7 +254,8 @@ static int locate_row(qr_t *g, int64_t l, int64_t lo, int64_t *j)
     const int64_t j0 = g->cb * g->nbc, j1 = j0 + g->nbc < n ? j0 + g->nbc : n;
     if (isfinite(r) && isfinite(s) && r != 0.0) {
         int64_t jj = abft_locate(s / r, g->W), c = j0 + jj;
-        if (jj >= 0 && c >= lo && c < j1 && abft_consistent(r, s, jj, g->W, g->thrb[g->cb]))
+        if (jj >= 0 && c >= lo && c < j1 && abft_consistent(r, s, jj, g->W, g->thrb[g->cb]) &&
+            third_consistent(g, r, res_t(g, l), jj))
             *j = c;
         return FT_SUCCESS;
     }
@@ -261,15 +293,17 @@ static int64_t locate_common(const qr_t *g, const analysis_t *a)
     const int64_t j0 = g->cb * g->nbc, nj = j0 + g->nbc < g->n ? g->nbc : g->n - j0;
     int64_t jj = abft_locate(sr / rr, g->W);
     if (jj < 0 || jj >= nj) return -1;
-    const double w = abft_weight(jj, g->W);
-    double e2 = 0.0;
+    /* the fit must hold for the second and the third checksum */
+    const double w = abft_weight(jj, g->W), v = abft_weight_perm(jj, g->W);
+    double e2 = 0.0, f2 = 0.0;
     for (int64_t l = 0; l < m; l++) {
-        double rl = res_r(g, l), sl = res_s(g, l);
-        double d = (sl - w * rl) / a->rmax;
+        double rl = res_r(g, l), sl = res_s(g, l), tl = res_t(g, l);
+        double d = (sl - w * rl) / a->rmax, e = (tl - v * rl) / a->rmax;
         e2 += d * d;
+        f2 += e * e;
     }
-    const double en = a->rmax * sqrt(e2);
-    return en <= 2.0 * g->thrb[g->cb] + a->rn / (4.0 * (double)g->W) ? j0 + jj : -1;
+    const double lim = 2.0 * g->thrb[g->cb] + a->rn / (4.0 * (double)g->W);
+    return a->rmax * sqrt(e2) <= lim && a->rmax * sqrt(f2) <= lim ? j0 + jj : -1;
 }
 
 /*
@@ -296,9 +330,12 @@ static int correct_column(qr_t *g, int64_t i, int64_t step, analysis_t *a, int *
     int64_t nfail = 0, bad = 0;
     for (int64_t l = 0; l < m; l++) {
         const double r = res_r(g, l), s = res_s(g, l);
-        if (!row_fails(r, thr) && !row_fails(s, thr)) continue;
+        if (!row_any_fails(g, l)) continue;
         nfail++;
-        if (!ratio_precise(g, r) || !abft_consistent(r, s, j - g->cb * g->nbc, g->W, thr)) bad++;
+        const int64_t jj = j - g->cb * g->nbc;
+        if (!ratio_precise(g, r) || !abft_consistent(r, s, jj, g->W, thr) ||
+            !third_consistent(g, r, res_t(g, l), jj))
+            bad++;
     }
     if (nfail > 1 && bad > 0) return FT_SUCCESS;
 
@@ -313,7 +350,7 @@ static int correct_column(qr_t *g, int64_t i, int64_t step, analysis_t *a, int *
     analysis_t b;
     FT_CHECK(check_sums(g, i));
     analyse(g, &b);
-    if (!fails(&b) && b.rn <= thr / 2 && b.sn <= thr / 2) {
+    if (clean_level(&b, thr)) {
         g->rep->detected++;
         g->rep->located++;
         g->rep->corrected++;
@@ -349,20 +386,24 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
         if (bd > 0 && a.smax / bd > g->max_ratio) g->max_ratio = a.smax / bd;
         goto out;
     }
-    /* a checksum column: only one of the two checks fails (a data error delta shows in s as
-     * w_j delta with w_j > 1/2, so s stays far below tau/4 only when the data are intact) */
+    /* a checksum column: only one of the three checks fails and the other two stay at the
+     * clean level (a data error delta shows in r as delta and in s and t as w_j delta and
+     * v_j delta, both > delta/2). Two data errors cancelling in r show in s and in t, with
+     * unrelated weights: not taken for a checksum error (issue 7, hole 5). */
     int csum_col = -1;
-    if (a.fr && !a.fs && a.sn <= g->thrb[g->cb] / 4) csum_col = 0;
-    else if (a.fs && !a.fr) csum_col = 1;
+    const double q4 = g->thrb[g->cb] / 4;
+    if (a.fr && !a.fs && !a.ft && a.sn <= q4 && a.tn <= q4) csum_col = 0;
+    else if (a.fs && !a.fr && !a.ft && a.tn <= q4) csum_col = 1;
+    else if (a.ft && !a.fr && !a.fs && a.rn <= q4 && a.sn <= q4) csum_col = 2;
     if (csum_col >= 0) {
         rep->checksum_errors++;
-        ft_report_event(rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, -1, 2 * g->cb + csum_col,
+        ft_report_event(rep, FT_EVENT_CHECKSUM, FT_REGION_CHECKSUM, -1, QR_NCS * g->cb + csum_col,
                         step, 0.0, 0.0);
         ft_log(g->ctx, 2, "dgeqrf: checksum column %d corrupted (step %lld); data intact",
                csum_col, (long long)step);
         if (i < g->k) /* online: restore it from the data for the checks still to come */
-            FT_CHECK(g->be->copy_matrix(g->qm, m, 1, g->dX + (2 * g->cb + csum_col) * m, m,
-                                        g->dCS + (2 * g->cb + csum_col) * m, m));
+            FT_CHECK(g->be->copy_matrix(g->qm, m, 1, g->dX + (QR_NCS * g->cb + csum_col) * m, m,
+                                        g->dCS + (QR_NCS * g->cb + csum_col) * m, m));
         goto out;
     }
     {
@@ -389,9 +430,7 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
                 nonfinite++;
         for (int64_t l = 0; l < m; l++) {
             Jall[l] = -1;
-            if (!row_fails(res_r(g, l), g->thrb[g->cb]) &&
-                !row_fails(res_s(g, l), g->thrb[g->cb]))
-                continue;
+            if (!row_any_fails(g, l)) continue;
             nfail++;
             if (!(l < i || i < g->k)) continue; /* final check: rows >= k hold no data */
             double r = res_r(g, l);
@@ -404,8 +443,7 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
         }
         if (nfail == 1) { /* the only failing row: also imprecise or non-finite checks */
             for (int64_t l = 0; l < m; l++)
-                if (row_fails(res_r(g, l), g->thrb[g->cb]) ||
-                    row_fails(res_s(g, l), g->thrb[g->cb])) {
+                if (row_any_fails(g, l)) {
                     if ((l < i || i < g->k) && Jall[l] < 0) {
                         FT_CHECK(locate_row(g, l, l < i ? l : i, &Jall[l]));
                         if (Jall[l] >= 0) cnt[Jall[l]]++;
@@ -413,11 +451,8 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
                     break;
                 }
         }
-        int imprecise = 0; /* a single taken on an imprecise ratio (the only failing row) */
         for (int64_t l = 0; l < m && nF < MAX_SINGLE; l++)
             if (Jall[l] >= 0 && cnt[Jall[l]] == 1) {
-                const double rl = res_r(g, l);
-                if (!ratio_precise(g, rl)) imprecise = 1;
                 F[nF] = l;
                 J[nF++] = Jall[l];
                 nsingle++;
@@ -435,13 +470,13 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
             }
             FT_CHECK(check_sums(g, i));
             analyse(g, &a);
-            /* Every check, rows and aggregate, must pass. A single taken on an imprecise ratio
-             * must also leave the residual well inside the threshold (clean residuals measure
-             * below tau/4, docs/qr.md): an error already spread by an update shows its largest
-             * row alone above tau, and "correcting" that row leaves the rest of the spread
-             * (issue 7). Such a correction is undone and the error reported. */
-            const int verified = !fails(&a) && (!imprecise || (a.rn <= g->thrb[g->cb] / 2 &&
-                                                               a.sn <= g->thrb[g->cb] / 2));
+            /* Every check, rows and aggregate, must be left at the clean level (clean residuals
+             * measure below tau/4, docs/qr.md), not merely pass: an error already spread by an
+             * update shows its largest row alone above tau, and "correcting" that row leaves
+             * the rest of the spread; a second error in the row, absorbed by the correction,
+             * leaves (v_a - v_j) delta in the third checksum (issue 7). Such a correction is
+             * undone and the error reported. */
+            const int verified = clean_level(&a, g->thrb[g->cb]);
             if (verified) {
                 for (int64_t t = 0; t < nF; t++) {
                     ft_region_t reg = F[t] < i ? FT_REGION_R : FT_REGION_TRAILING;

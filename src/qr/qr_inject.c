@@ -73,10 +73,10 @@ int qr_inject(qr_t *g, ft_region_t reg, int64_t p)
             break;
         }
         default: /* checksum columns: any element of dCS */
-            X = g->dCS, rows = m, cols = 2 * g->ncb, ld = m;
+            X = g->dCS, rows = m, cols = QR_NCS * g->ncb, ld = m;
             if (r < 0) r = rnd(g, m);
-            if (c < 0) c = rnd(g, 2 * g->ncb);
-            ok = r < m && c < 2 * g->ncb;
+            if (c < 0) c = rnd(g, QR_NCS * g->ncb);
+            ok = r < m && c < QR_NCS * g->ncb;
             break;
         }
         if (!ok) {

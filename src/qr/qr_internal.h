@@ -35,6 +35,8 @@ typedef struct {
     int protect;
     int64_t m, n, k, nb, np, W, q;
     int64_t nbc, ncb;    /* checksum column blocks: width (abft_qr_check_width) and count */
+    /* every block carries QR_NCS checksum columns sigma [A_b e, A_b w, A_b v] (qr_checks.c) */
+#define QR_NCS 3
     int64_t cb;          /* the block being verified (qr_checks.c) */
     double *dA;
     int64_t ldda;

@@ -34,21 +34,23 @@ int64_t qr_auto_nb(int64_t n)
     return n < 1024 ? 32 : 64;
 }
 
-/* Work memory (B = checksum blocks): dCS m x 2B, dEW n x 2B, dX m x 2B, dV 2 x m x nb,
- * dT 2 x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 2B, dN1 n, dMx n. */
+/* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3B, dX m x 3B,
+ * dV 2 x m x nb, dT 2 x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
-    int64_t t[] = {4 * B, m, 2 * B + 2, n, 2 * nb, m, 3 * nb, nb, nb, n, 2 * B, nb, 1, 64}, e;
+    int64_t t[] = {2 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb, m, 3 * nb, nb, nb, n,
+                   QR_NCS * B, nb, 1, 64}, e;
     return ft_sum_of_products(7, t, &e) ? -1 : e;
 }
 
-/* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 2B, hN 2n + m B,
- * hC m x 2B, hX m x 2B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B. */
+/* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 3B, hN 2n + m B,
+ * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B. */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
-    int64_t t[] = {2 * nb, m, nb, nb, 64, nb, 2 * B + 4, n, 5 * B + 3, m, 2, B, 1, 64}, e;
+    int64_t t[] = {2 * nb, m, nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
+                   2, B, 1, 64}, e;
     return ft_sum_of_products(7, t, &e) ? -1 : e;
 }
 
@@ -61,16 +63,16 @@ int qr_setup(qr_t *g)
     double *w;
     FT_CHECK(ft_call_work_doubles(g->call, nw, &w));
     const int64_t B = g->ncb;
-    g->dCS = w, w += 2 * B * m;
-    g->dEW = w, w += 2 * B * n;
-    g->dX = w, w += 2 * B * m;
+    g->dCS = w, w += QR_NCS * B * m;
+    g->dEW = w, w += QR_NCS * B * n;
+    g->dX = w, w += QR_NCS * B * m;
     g->dV[0] = w, w += m * nb;
     g->dV[1] = w, w += m * nb;
     g->dT[0] = w, w += nb * nb;
     g->dT[1] = w, w += nb * nb;
     g->dWa = w, w += nb * nb;
     g->dWb = w, w += nb * n;
-    g->dWc = w, w += 2 * B * nb;
+    g->dWc = w, w += QR_NCS * B * nb;
     g->dN1 = w, w += n;
     g->dMx = w, w += n;
     g->lhwork = nb * 64;
@@ -80,10 +82,10 @@ int qr_setup(qr_t *g)
     g->hV = h, h += m * nb;
     g->hT = h, h += nb * nb;
     g->hwork = h, h += g->lhwork;
-    g->hEW = h, h += 2 * B * n;
+    g->hEW = h, h += QR_NCS * B * n;
     g->hN = h, h += 2 * n + B * m;
-    g->hC = h, h += 2 * B * m;
-    g->hX = h, h += 2 * B * m;
+    g->hC = h, h += QR_NCS * B * m;
+    g->hX = h, h += QR_NCS * B * m;
     g->thrb = h, h += B;
     g->boundb = h, h += B;
     g->hrow = h, h += n;
@@ -192,7 +194,7 @@ int qr_factor(qr_t *g)
         }
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
         if (g->protect)
-            FT_CHECK(larfb(g, g->qs, mi, 2 * g->ncb, ib, g->dV[b], m, g->dT[b], nb,
+            FT_CHECK(larfb(g, g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m, g->dT[b], nb,
                            g->dCS + i, m, g->dWc, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
     }
