@@ -147,13 +147,20 @@ FT_HD double abft_gemm_rscale(int64_t T, int64_t k)
  * Evaluation order keeps the threshold finite whenever the bound is representable: the small
  * factors (u, eta) are applied before the large ones (gnorm, gmax, rsig).
  */
+/* x * gmax * rsig for a product of two scaled sums (x = c gnorm, or gnorm): rsig applied
+ * before a small gmax and after a large one, so neither the product nor the intermediate
+ * overflows or underflows when the result is representable. */
+FT_HD double abft_unscale(double x, double gmax, double rsig)
+{
+    return gmax < 1.0 ? x * (gmax * rsig) : (x * gmax) * rsig;
+}
+
 FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,
                       double gmax, double h, double s, double rsig)
 {
     const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
     const double c = tol * ABFT_U * (2.0 * kk + tt + 4.0);
-    const double cg = (c * aa) * gnorm;
-    const double gterm = gmax < 1.0 ? cg * (gmax * rsig) : (cg * gmax) * rsig;
+    const double gterm = abft_unscale((c * aa) * gnorm, gmax, rsig);
     const double rest = tol * ABFT_U * (tt + 4.0) * bb * h + tol * ABFT_U * (tt + 1.0) * s;
     const double under =
         tol * ABFT_ETA * (aa * (kk * tt + kk + 1.0) + bb * (2.0 * tt + 1.0) + 2.0 * tt + 2.0) +
@@ -188,7 +195,7 @@ FT_HD int abft_check(double tol, int64_t k, int64_t T, double alpha, double beta
     if (!isfinite(t)) return ABFT_UNVERIFIABLE;
     /* bounds of the (scaled) prediction op(A) (op(B) w) before and after alpha: also of the
      * scaled sum of |C| over the check, and, times rsig, of every element of C */
-    const double P = gmax < 1.0 ? gnorm * (gmax * rsig) : (gnorm * gmax) * rsig;
+    const double P = abft_unscale(gnorm, gmax, rsig);
     const double G = fabs(alpha) * P + fabs(beta) * h;
     const int range = isfinite(P) && P < DBL_MAX / 4 && isfinite(G) && G < DBL_MAX / 4;
     if (!isfinite(s)) {
