@@ -44,3 +44,18 @@ add_test(NAME campaign_replay_s22f2_gemm736_cpu
          COMMAND ft_campaign --device cpu --seed 22 --routine dgemm --trial 736
                  --faults-per-trial 2)
 set_tests_properties(campaign_replay_s22f2_gemm736_cpu PROPERTIES LABELS cpu TIMEOUT 60)
+#   seed 22 (2 faults) dgeqrf 1668: a 1.4-tau error in the row of a large one (1 x 283), absorbed
+#   by the correction of the large one, left every residual below tau / 2 (a false alarm; below
+#   the two-error limit the campaign now documents, so the replay asks for the class): now a
+#   correction must reach the rounding measured on the blocks that pass (clean_thr): reported
+add_test(NAME campaign_replay_s22f2_qr1668_cpu
+         COMMAND ft_campaign --device cpu --seed 22 --routine dgeqrf --trial 1668
+                 --faults-per-trial 2 --expect reported)
+#   seed 21 (2 faults) dgeqrf 1397: a 2-tau error located imprecisely, beside a 0.5-tau checksum
+#   error in another row, corrected in a neighbouring column (a false alarm); now a location that
+#   another column fits as well is reported, not corrected (location_unique)
+add_test(NAME campaign_replay_s21f2_qr1397_cpu
+         COMMAND ft_campaign --device cpu --seed 21 --routine dgeqrf --trial 1397
+                 --faults-per-trial 2 --expect reported)
+set_tests_properties(campaign_replay_s22f2_qr1668_cpu campaign_replay_s21f2_qr1397_cpu
+                     PROPERTIES LABELS cpu TIMEOUT 60)

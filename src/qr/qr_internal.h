@@ -54,6 +54,8 @@ typedef struct {
     double thr, bound; /* the largest block threshold and bound (logs, measurements) */
     double *thrb, *boundb; /* per checksum block: tau_b and u (sum_{j in b} ||a_j|| + ||A_b e||) */
     double sigma;      /* power-of-two scale of the checksum columns (qr_encode) */
+    double noise_ref;  /* at the current check: max residual / bound of the blocks that pass
+                        * (the rounding actually seen), or -1 when none passes */
     double max_ratio;  /* max |r_l| / bound seen on clean checks (measurement, verbose 2) */
     /* fault plan of this call */
     planned_t plan[FT_MAX_FAULTS];
