@@ -12,3 +12,12 @@ endforeach()
 ftla_test_target(test_bigsizes)
 add_test(NAME test_bigsizes_gpu COMMAND test_bigsizes cuda)
 set_tests_properties(test_bigsizes_gpu PROPERTIES LABELS "gpu;big" TIMEOUT 900 SKIP_RETURN_CODE 77)
+
+# Plane rotations (src/givens): dlartg/dlasr semantics, both tasks of paper 004 Algorithm 1 and
+# the whole QR update on the host; the cuda plain and fused kernels against the host reference.
+ftla_test_target(test_givens)
+target_include_directories(test_givens PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME test_givens_cpu COMMAND test_givens cpu)
+set_tests_properties(test_givens_cpu PROPERTIES LABELS cpu TIMEOUT 120)
+add_test(NAME test_givens_cuda COMMAND test_givens cuda)
+set_tests_properties(test_givens_cuda PROPERTIES LABELS gpu TIMEOUT 600 SKIP_RETURN_CODE 77)

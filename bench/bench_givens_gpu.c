@@ -1,0 +1,100 @@
+/*
+ * bench_givens_gpu — the plane-rotation kernels of src/givens on the GPU (issue 8, paper 004
+ * Sec. 5.3): "plain" (one rotation at a time) against "fused" (blocked fused DLARTG + DLASR),
+ * for both tasks of Algorithm 1 on an n x n upper triangle:
+ *   z2h: zero a vector bottom-up and apply the rotations to R (triangular -> Hessenberg);
+ *   h2t: reduce the Hessenberg matrix to triangular top-down.
+ * Protocol: one warm-up call of each, then runs alternated plain / fused, each on a fresh copy
+ * of the input (restored on the device, not timed), timed from before the call to the end of a
+ * sync; median and min-max of --runs (default 7). Bytes: the n^2/2 upper elements read and
+ * written once (16 bytes each), the least any implementation moves; GB/s = that / time.
+ * An internal benchmark (it includes src/givens/givens.h), not built by run_before_after.sh.
+ */
+#include "bench_common.h"
+#include "givens/givens.h"
+
+#include <ftla.h>
+
+static double *dev_alloc(const ft_backend_t *be, size_t n)
+{
+    void *p = NULL;
+    if (be->alloc(&p, n * sizeof(double))) bench_die("device alloc of %zu doubles failed", n);
+    return p;
+}
+
+int main(int argc, char **argv)
+{
+    int N[BENCH_MAX_SIZES], nN = 0, runs = 7;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-N") && i + 1 < argc) bench_parse_list(argv[++i], "-N", N, &nN, 1, 65536);
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+            runs = bench_parse_int(argv[++i], "--runs", 1, 1000);
+        else bench_die("usage: bench_givens_gpu [-N n,n,...] [--runs r]");
+    }
+    if (nN == 0) bench_parse_list("8192,16384", "-N", N, &nN, 1, 65536);
+    if (!ft_cuda_available()) {
+        printf("SKIP: no usable CUDA device\n");
+        return 77;
+    }
+    const ft_backend_t *be = ft_backend_cuda();
+    ft_context_t *ctx = NULL;
+    if (ft_context_create(&ctx, FT_DEVICE_CUDA)) bench_die("context");
+    ft_queue_t *q = NULL;
+    if (be->queue_create(ctx, NULL, &q)) bench_die("queue");
+    const givens_kernels_t *K[2] = {givens_kernels_cuda_plain(), givens_kernels_cuda_fused()};
+    printf("# task n method runs median_s min_s max_s GB/s ratio_plain_over_fused maxdiff\n");
+    for (int in = 0; in < nN; in++) {
+        const int64_t n = N[in], ld = n;
+        const size_t nn = (size_t)n * (size_t)n;
+        double *hR = bench_malloc(nn * sizeof(double)), *hx = bench_malloc((size_t)n * sizeof(double));
+        bench_fill(hR, nn, 7 + (uint64_t)n);
+        bench_fill(hx, (size_t)n, 11 + (uint64_t)n);
+        double *dR0 = dev_alloc(be, nn), *dR = dev_alloc(be, nn), *dx0 = dev_alloc(be, n),
+               *dx = dev_alloc(be, n), *dsub0 = dev_alloc(be, n), *dsub = dev_alloc(be, n),
+               *dc = dev_alloc(be, n), *ds = dev_alloc(be, n), *dH = dev_alloc(be, nn);
+        be->set_matrix(q, n, n, hR, n, dR0, ld);
+        be->set_matrix(q, n, 1, hx, n, dx0, n);
+        /* a Hessenberg input for h2t: z2h once (fused) into dH / dsub0 */
+        be->copy_matrix(q, n, n, dR0, ld, dH, ld);
+        be->copy_matrix(q, n, 1, dx0, n, dx, n);
+        if (K[1]->zero_to_hess(q, n, n, dx, dH, ld, dsub0, dc, ds)) bench_die("z2h");
+        be->sync(q);
+        double *out[2];
+        for (int task = 0; task < 2; task++) {
+            double t[2][1024];
+            for (int r = -1; r < runs; r++)
+                for (int k = 0; k < 2; k++) {
+                    be->copy_matrix(q, n, n, task ? dH : dR0, ld, dR, ld);
+                    be->copy_matrix(q, n, 1, task ? dsub0 : dx0, n, task ? dsub : dx, n);
+                    be->sync(q);
+                    const double t0 = bench_now();
+                    int st = task ? K[k]->hess_to_tri(q, n, n, dR, ld, dsub, dc, ds)
+                                  : K[k]->zero_to_hess(q, n, n, dx, dR, ld, dsub, dc, ds);
+                    if (st || be->sync(q)) bench_die("%s failed", K[k]->name);
+                    if (r >= 0) t[k][r] = bench_now() - t0;
+                    if (r == runs - 1) {
+                        out[k] = bench_malloc(nn * sizeof(double));
+                        be->get_matrix(q, n, n, dR, ld, out[k], n);
+                        be->sync(q);
+                    }
+                }
+            double diff = 0, mx = bench_absmax(out[1], nn);
+            for (int64_t j = 0; j < n; j++)
+                for (int64_t i = 0; i <= j; i++)
+                    diff = fmax(diff, fabs(out[0][i + j * n] - out[1][i + j * n]));
+            const double bytes = 16.0 * (double)n * (double)(n + 1) / 2;
+            bench_stats_t s[2] = {bench_stats(t[0], runs), bench_stats(t[1], runs)};
+            for (int k = 0; k < 2; k++)
+                printf("%s %lld %s %d %.6f %.6f %.6f %.1f %.2f %.2e\n", task ? "h2t" : "z2h",
+                       (long long)n, K[k]->name, runs, s[k].med, s[k].min, s[k].max,
+                       bytes / s[k].med / 1e9, s[0].med / s[1].med, diff / mx);
+            free(out[0]), free(out[1]);
+        }
+        be->free(dR0), be->free(dR), be->free(dx0), be->free(dx), be->free(dsub0);
+        be->free(dsub), be->free(dc), be->free(ds), be->free(dH);
+        free(hR), free(hx);
+    }
+    be->queue_destroy(q);
+    ft_context_destroy(ctx);
+    return 0;
+}

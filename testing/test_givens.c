@@ -1,0 +1,340 @@
+/*
+ * test_givens.c — plane rotations (src/givens, givens.h; docs/givens.md).
+ *   cpu:  dlartg semantics at every scale; the host reference of dlasr against LAPACK's dlasr;
+ *         both tasks of Algorithm 1 against dense dlasr with the same rotations (and nothing
+ *         below the diagonal touched); the whole QR update of paper 004 Algorithm 1 on a
+ *         factorization of a perturbed matrix: Q^T A = R and R = LAPACK's R up to row signs.
+ *   cuda: the plain and the fused kernels against the host reference, sizes 1 .. 20000,
+ *         square, tall and wide, multiples of the block size and not.
+ */
+#include "givens/givens.h"
+
+#include "testing_util.h"
+
+#include <ftla.h>
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SENT 7777.0 /* below-diagonal storage must come back untouched */
+
+extern void dlasr_(const char *side, const char *pivot, const char *direct, const int *m,
+                   const int *n, const double *c, const double *s, double *A, const int *lda,
+                   size_t, size_t, size_t);
+
+static const double U = 1.1102230246251565e-16;
+
+static double maxabs(int64_t n, const double *x)
+{
+    double m = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!(fabs(x[i]) <= m)) m = fabs(x[i]);
+    return m;
+}
+
+/* m x n upper trapezoid, uniform, SENT strictly below the diagonal */
+static void fill_upper(tu_rng_t *r, int64_t m, int64_t n, double *R, int64_t ld)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) R[i + j * ld] = i <= j ? tu_uniform(r) : SENT;
+}
+
+static void test_lartg(void)
+{
+    const double v[] = {0.0, 4e-320, 1e-310, 1e-200, 1.5e-154, 1e-150, 1e-8, 1.0, 3.0,
+                        1e8, 1e150, 4.8e153, 1e200, 1e300, 1.7e308};
+    const int nv = (int)(sizeof v / sizeof v[0]);
+    int bad = 0;
+    for (int a = 0; a < nv; a++)
+        for (int b = 0; b < nv; b++)
+            for (int sg = 0; sg < 4; sg++) {
+                const double f = (sg & 1) ? -v[a] : v[a], g = (sg & 2) ? -v[b] : v[b];
+                const double h = hypot(f, g);
+                if (!isfinite(h)) continue;
+                double c, s, r;
+                givens_lartg(f, g, &c, &s, &r);
+                const double M = fabs(f) > fabs(g) ? fabs(f) : fabs(g);
+                int ok = isfinite(c) && isfinite(s) && isfinite(r) && c >= 0 &&
+                         fabs(c * c + s * s - 1) <= 4 * U;
+                if (M > 0) {
+                    /* a subnormal r carries an absolute rounding of up to its spacing 2^-1074 */
+                    const double fm = f / M, gm = g / M, ar = 2 * 0x1p-1074;
+                    ok = ok && fabs(c * fm + s * gm - r / M) <= 4 * U + ar / M &&
+                         fabs(-s * fm + c * gm) <= 4 * U && fabs(fabs(r) - h) <= 4 * U * h + ar;
+                    if (f != 0) ok = ok && (r > 0) == (f > 0);
+                } else {
+                    ok = ok && c == 1 && s == 0 && r == 0;
+                }
+                if (!ok && bad++ < 5)
+                    printf("lartg(%g, %g) = c %.17g s %.17g r %.17g\n", f, g, c, s, r);
+            }
+    TU_CHECK(bad == 0, "%d lartg cases off (c^2+s^2=1, [c s;-s c][f;g]=[r;0], r = sign(f) hypot)",
+             bad);
+    double c, s, r;
+    givens_lartg(0.0, -2.0, &c, &s, &r);
+    TU_CHECK(c == 0 && s == -1 && r == 2, "f = 0: c %g s %g r %g", c, s, r);
+    givens_lartg(-3.0, 0.0, &c, &s, &r);
+    TU_CHECK(c == 1 && s == 0 && r == -3, "g = 0: c %g s %g r %g", c, s, r);
+}
+
+static void test_lasr(tu_rng_t *rng)
+{
+    const int m = 37, n = 23;
+    double *A = tu_malloc(m * n), *B = tu_malloc(m * n), c[36], s[36];
+    for (int p = 0; p < m - 1; p++) {
+        double r;
+        givens_lartg(tu_uniform(rng), tu_uniform(rng), &c[p], &s[p], &r);
+    }
+    for (int d = 0; d < 2; d++) {
+        const char dir = d ? 'B' : 'F';
+        tu_fill(rng, m, n, A, m);
+        memcpy(B, A, sizeof(double) * m * n);
+        givens_ref_lasr(dir, m, n, c, s, A, m);
+        dlasr_("L", "V", &dir, &m, &n, c, s, B, &m, 1, 1, 1);
+        double e = 0;
+        for (int i = 0; i < m * n; i++) e = fmax(e, fabs(A[i] - B[i]));
+        TU_CHECK(e <= 4 * U * maxabs(m * n, B), "lasr %c against LAPACK dlasr: %g", dir, e);
+    }
+    free(A), free(B);
+}
+
+/* Both tasks against dense dlasr with the rotations they produced. */
+static void test_tasks(tu_rng_t *rng, int m, int n)
+{
+    const int ld = m + 3, ns = m - 1 < n ? m - 1 : n;
+    double *R = tu_malloc(ld * n), *D = tu_malloc(m * n), *x = tu_malloc(m), *x0 = tu_malloc(m);
+    double *sub = tu_malloc(n + 1), *c = tu_malloc(m), *s = tu_malloc(m);
+    fill_upper(rng, m, n, R, ld);
+    for (int i = 0; i < m; i++) x0[i] = x[i] = tu_uniform(rng);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) D[i + j * m] = i <= j ? R[i + j * ld] : 0.0;
+    for (int j = 0; j <= n; j++) sub[j] = -1.0;
+    givens_ref_zero_to_hess(m, n, x, R, ld, sub, c, s);
+    double nx = 0;
+    for (int i = 0; i < m; i++) nx = hypot(nx, x0[i]);
+    int zero = 1;
+    for (int i = 1; i < m; i++) zero &= x[i] == 0.0;
+    TU_CHECK(zero && fabs(fabs(x[0]) - nx) <= 8 * m * U * nx, "%dx%d: x -> +-||x|| e1 (%g vs %g)",
+             m, n, x[0], nx);
+    if (m > 1) dlasr_("L", "V", "B", &m, &n, c, s, D, &m, 1, 1, 1);
+    double e = 0, mx = maxabs(m * n, D), below = 0;
+    int sent = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            if (i <= j) e = fmax(e, fabs(R[i + j * ld] - D[i + j * m]));
+            else if (i == j + 1) e = fmax(e, fabs(sub[j] - D[i + j * m]));
+            else {
+                below = fmax(below, fabs(D[i + j * m]));
+                sent &= R[i + j * ld] == SENT;
+            }
+        }
+    TU_CHECK(e <= 4 * U * mx && below == 0 && sent,
+             "%dx%d zero_to_hess against dense dlasr: %g (below %g, storage kept %d)", m, n, e,
+             below, sent);
+    TU_CHECK(ns >= n || sub[n] == -1.0, "%dx%d: sub written past min(m-1, n)", m, n);
+    /* hess_to_tri */
+    if (n > 0) R[0 + (n / 2) * ld] += 0.75; /* the rank-one term of Algorithm 1 */
+    if (n > 0) D[0 + (n / 2) * m] += 0.75;
+    givens_ref_hess_to_tri(m, n, R, ld, sub, c, s);
+    if (m > 1) {
+        for (int p = ns; p < m - 1; p++) c[p] = 1.0, s[p] = 0.0;
+        dlasr_("L", "V", "F", &m, &n, c, s, D, &m, 1, 1, 1);
+    }
+    e = 0, below = 0, mx = maxabs(m * n, D);
+    sent = 1;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            if (i <= j) e = fmax(e, fabs(R[i + j * ld] - D[i + j * m]));
+            else {
+                below = fmax(below, fabs(D[i + j * m]));
+                sent &= R[i + j * ld] == SENT;
+            }
+        }
+    int subz = 1;
+    for (int j = 0; j < ns; j++) subz &= sub[j] == 0.0;
+    TU_CHECK(e <= 8 * m * U * mx && below <= 8 * m * U * mx && sent && subz,
+             "%dx%d hess_to_tri against dense dlasr: %g (below %g, storage kept %d, sub 0 %d)", m,
+             n, e, below, sent, subz);
+    free(R), free(D), free(x), free(x0), free(sub), free(c), free(s);
+}
+
+/* Paper 004, Algorithm 1, on the host: the factorization of A~ = A - d e_j^T updated to A's. */
+static void test_update(tu_rng_t *rng, int m, int n)
+{
+    const int k = m < n ? m : n, ns = m - 1 < n ? m - 1 : n;
+    double *A = tu_malloc(m * n), *F = tu_malloc(m * n), *tau = tu_malloc(k), *w = tu_malloc(m);
+    double *sub = tu_malloc(n), *cJ = tu_malloc(m), *sJ = tu_malloc(m), *cG = tu_malloc(m),
+           *sG = tu_malloc(m), *B = tu_malloc(m * n), *L = tu_malloc(m * n), *tl = tu_malloc(k);
+    tu_fill(rng, m, n, A, m);
+    const int j = tu_int(rng, 0, n - 1);
+    memcpy(F, A, sizeof(double) * m * n);
+    for (int i = 0; i < m; i++) F[i + j * m] -= 1e-2 * tu_uniform(rng); /* A~ */
+    TU_CHECK(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, F, m, tau) == 0, "dgeqrf");
+    /* w = Q~^T a_j - R~(:, j) */
+    memcpy(w, A + j * m, sizeof(double) * m);
+    TU_CHECK(LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', m, 1, k, F, m, tau, w, m) == 0, "dormqr");
+    for (int i = 0; i <= j && i < m; i++) w[i] -= F[i + j * m];
+    givens_ref_zero_to_hess(m, n, w, F, m, sub, cJ, sJ);
+    F[0 + j * m] += w[0];
+    givens_ref_hess_to_tri(m, n, F, m, sub, cG, sG);
+    for (int p = ns; p < m - 1; p++) cG[p] = 1.0, sG[p] = 0.0;
+    /* Q^T A = G^T J^T Q~^T A must be R */
+    memcpy(B, A, sizeof(double) * m * n);
+    TU_CHECK(LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', m, n, k, F, m, tau, B, m) == 0, "dormqr");
+    givens_ref_lasr('B', m, n, cJ, sJ, B, m);
+    givens_ref_lasr('F', m, n, cG, sG, B, m);
+    double e = 0, an = maxabs(m * n, A);
+    for (int jj = 0; jj < n; jj++)
+        for (int i = 0; i < m; i++)
+            e = fmax(e, fabs(B[i + jj * m] - (i <= jj ? F[i + jj * m] : 0.0)));
+    const double ratio = e / (an * (m > n ? m : n) * U);
+    /* R is LAPACK's R of A up to the signs of its rows */
+    memcpy(L, A, sizeof(double) * m * n);
+    LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, L, m, tl);
+    double d = 0;
+    for (int jj = 0; jj < n; jj++)
+        for (int i = 0; i <= jj && i < m; i++)
+            d = fmax(d, fabs(fabs(F[i + jj * m]) - fabs(L[i + jj * m])));
+    const double dr = d / (an * (m > n ? m : n) * U);
+    TU_CHECK(ratio < 30 && dr < 300, "%dx%d col %d: ||Q^T A - R|| ratio %.3g, |R| vs LAPACK %.3g",
+             m, n, j, ratio, dr);
+    free(A), free(F), free(tau), free(w), free(sub), free(cJ), free(sJ), free(cG), free(sG);
+    free(B), free(L), free(tl);
+}
+
+/* ---- cuda: plain and fused against the reference ---------------------------------------- */
+
+static void test_device(ft_context_t *ctx, const givens_kernels_t *gk, tu_rng_t *rng, int64_t m,
+                        int64_t n)
+{
+    const ft_backend_t *be = ft_backend_cuda();
+    ft_queue_t *q = NULL;
+    TU_CHECK(be->queue_create(ctx, NULL, &q) == 0, "queue");
+    const int64_t ld = m + 1, ns = m - 1 < n ? m - 1 : n, nc = m > 1 ? m - 1 : 1;
+    double *R = tu_malloc(ld * n), *H = tu_malloc(ld * n), *x = tu_malloc(m), *x1 = tu_malloc(m);
+    double *sub = tu_malloc(n + 1), *c = tu_malloc(nc), *s = tu_malloc(nc), *T = tu_malloc(ld * n);
+    double *hsub = tu_malloc(n + 1), *hc = tu_malloc(nc), *hs = tu_malloc(nc), *hx = tu_malloc(m);
+    /* a well-conditioned R (random triangular matrices have condition numbers growing like
+     * 2^n, and the forward error of a reduction follows it): diagonal 2 + sqrt(n) */
+    fill_upper(rng, m, n, R, ld);
+    for (int64_t j = 0; j < n && j < m; j++) R[j + j * ld] = 2.0 + sqrt((double)n);
+    for (int64_t i = 0; i < m; i++) x[i] = tu_uniform(rng);
+    double *dR, *dx, *dsub, *dc, *ds;
+    TU_CHECK(be->alloc((void **)&dR, sizeof(double) * ld * n) == 0 &&
+                 be->alloc((void **)&dx, sizeof(double) * m) == 0 &&
+                 be->alloc((void **)&dsub, sizeof(double) * (n + 1)) == 0 &&
+                 be->alloc((void **)&dc, sizeof(double) * nc) == 0 &&
+                 be->alloc((void **)&ds, sizeof(double) * nc) == 0,
+             "alloc");
+    be->set_matrix(q, ld, n, R, ld, dR, ld);
+    be->set_matrix(q, m, 1, x, m, dx, m);
+    /* reference */
+    memcpy(H, R, sizeof(double) * ld * n);
+    memcpy(x1, x, sizeof(double) * m);
+    givens_ref_zero_to_hess(m, n, x1, H, ld, sub, c, s);
+    /* device */
+    int st = gk->zero_to_hess(q, m, n, dx, dR, ld, dsub, dc, ds);
+    TU_CHECK(st == 0, "%s zero_to_hess status %d", gk->name, st);
+    be->get_matrix(q, ld, n, dR, ld, T, ld);
+    if (ns > 0) be->get_matrix(q, ns, 1, dsub, ns, hsub, ns);
+    if (m > 1) be->get_matrix(q, m - 1, 1, dc, m - 1, hc, m - 1);
+    if (m > 1) be->get_matrix(q, m - 1, 1, ds, m - 1, hs, m - 1);
+    be->get_matrix(q, m, 1, dx, m, hx, m);
+    TU_CHECK(be->sync(q) == 0, "sync");
+    double mx = maxabs(ld * n, H), e = 0, ec = 0;
+    int sent = 1;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            if (i <= j) e = fmax(e, fabs(T[i + j * ld] - H[i + j * ld]));
+            else sent &= T[i + j * ld] == SENT;
+        }
+    for (int64_t j = 0; j < ns; j++) e = fmax(e, fabs(hsub[j] - sub[j]));
+    for (int64_t p = 0; p < m - 1; p++) ec = fmax(ec, fmax(fabs(hc[p] - c[p]), fabs(hs[p] - s[p])));
+    ec = fmax(ec, fabs(hx[0] - x1[0]) / fmax(fabs(x1[0]), 1e-300));
+    const double tol = 8.0 * (double)m * U;
+    TU_CHECK(e <= tol * mx && ec <= tol && sent,
+             "%s %lldx%lld zero_to_hess vs reference: %.3g (rotations %.3g, storage kept %d)",
+             gk->name, (long long)m, (long long)n, e / mx, ec, sent);
+    /* hess_to_tri on the reference's Hessenberg matrix, on both sides */
+    be->set_matrix(q, ld, n, H, ld, dR, ld);
+    if (ns > 0) be->set_matrix(q, ns, 1, sub, ns, dsub, ns);
+    givens_ref_hess_to_tri(m, n, H, ld, sub, c, s);
+    st = gk->hess_to_tri(q, m, n, dR, ld, dsub, dc, ds);
+    TU_CHECK(st == 0, "%s hess_to_tri status %d", gk->name, st);
+    be->get_matrix(q, ld, n, dR, ld, T, ld);
+    if (ns > 0) be->get_matrix(q, ns, 1, dsub, ns, hsub, ns);
+    TU_CHECK(be->sync(q) == 0, "sync");
+    e = 0;
+    sent = 1;
+    mx = maxabs(ld * n, H);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            if (i <= j) e = fmax(e, fabs(T[i + j * ld] - H[i + j * ld]));
+            else sent &= T[i + j * ld] == SENT;
+        }
+    int subz = 1;
+    for (int64_t j = 0; j < ns; j++) subz &= hsub[j] == 0.0;
+    TU_CHECK(e <= 2 * tol * mx && sent && subz,
+             "%s %lldx%lld hess_to_tri vs reference: %.3g (storage kept %d, sub zero %d)",
+             gk->name, (long long)m, (long long)n, e / mx, sent, subz);
+    /* lasr forward on a full matrix */
+    if (m > 1) {
+        tu_fill(rng, m, n, R, ld);
+        memcpy(H, R, sizeof(double) * ld * n);
+        be->set_matrix(q, ld, n, R, ld, dR, ld);
+        be->set_matrix(q, m - 1, 1, c, m - 1, dc, m - 1);
+        be->set_matrix(q, m - 1, 1, s, m - 1, ds, m - 1);
+        givens_ref_lasr('B', m, n, c, s, H, ld);
+        TU_CHECK(gk->lasr(q, 'B', m, n, dc, ds, dR, ld) == 0, "lasr");
+        be->get_matrix(q, ld, n, dR, ld, T, ld);
+        be->sync(q);
+        e = 0;
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) e = fmax(e, fabs(T[i + j * ld] - H[i + j * ld]));
+        TU_CHECK(e <= tol * maxabs(ld * n, H), "%s %lldx%lld lasr B vs reference: %.3g", gk->name,
+                 (long long)m, (long long)n, e);
+    }
+    be->free(dR), be->free(dx), be->free(dsub), be->free(dc), be->free(ds);
+    be->queue_destroy(q);
+    free(R), free(H), free(x), free(x1), free(sub), free(c), free(s), free(T), free(hsub);
+    free(hc), free(hs), free(hx);
+}
+
+int main(int argc, char **argv)
+{
+    const ft_device_t dev = tu_device_from_args(argc, argv);
+    tu_rng_t rng;
+    tu_seed(&rng, 2026);
+    if (dev != FT_DEVICE_CUDA) {
+        test_lartg();
+        test_lasr(&rng);
+        const int shapes[][2] = {{1, 1}, {2, 1}, {1, 3}, {2, 2}, {5, 5}, {9, 4}, {4, 9},
+                                 {70, 70}, {130, 65}, {65, 130}, {200, 200}};
+        for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+            test_tasks(&rng, shapes[t][0], shapes[t][1]);
+        const int ushapes[][2] = {{1, 1}, {3, 3}, {8, 5}, {5, 8}, {64, 64}, {150, 100},
+                                  {100, 150}, {300, 300}};
+        for (size_t t = 0; t < sizeof ushapes / sizeof ushapes[0]; t++)
+            for (int rep = 0; rep < 3; rep++) test_update(&rng, ushapes[t][0], ushapes[t][1]);
+        return tu_finish();
+    }
+    ft_context_t *ctx = NULL;
+    TU_CHECK(ft_context_create(&ctx, FT_DEVICE_CUDA) == 0, "context");
+    const givens_kernels_t *tabs[2] = {givens_kernels_cuda_plain(), givens_kernels_cuda_fused()};
+    TU_CHECK(tabs[0] && tabs[1], "cuda tables present");
+    const int64_t sq[] = {1, 2, 3, 63, 64, 65, 127, 128, 129, 1000, 4097, 20000};
+    const int64_t rect[][2] = {{300, 129}, {129, 300}, {64, 1000}, {5000, 4097}, {2, 700}};
+    /* argv[2]: the largest size to run (compute-sanitizer runs use a few hundred) */
+    const int64_t cap = argc > 2 ? atoll(argv[2]) : 20000;
+    for (int t = 0; t < 2 && tabs[t]; t++) {
+        for (size_t i = 0; i < sizeof sq / sizeof sq[0]; i++)
+            if (sq[i] <= cap) test_device(ctx, tabs[t], &rng, sq[i], sq[i]);
+        for (size_t i = 0; i < sizeof rect / sizeof rect[0]; i++)
+            if (rect[i][0] <= cap && rect[i][1] <= cap)
+                test_device(ctx, tabs[t], &rng, rect[i][0], rect[i][1]);
+    }
+    ft_context_destroy(ctx);
+    return tu_finish();
+}
