@@ -116,6 +116,14 @@ typedef struct {
                            staged input): 0 = default (on), 1 = on, -1 = off. Costs one more
                            read of A and B (docs/fault-model.md). A later field: callers
                            built against an older header keep the default. */
+    int keep_input;   /**< ft_dgeqrf: keep the input that recovery of a propagated error needs
+                           (the original columns of A; docs/recovery.md). 0 = default: the
+                           caller's A where it is left untouched (host pointers on the GPU),
+                           else a copy taken while the first panel is factored — in device
+                           memory when it fits (CUDA), else in host memory; 1 = a host copy;
+                           2 = a device copy (CUDA; the host otherwise); -1 = none: such errors
+                           are located and returned as FT_ERR_NOT_RECOVERED. A column source
+                           (ft_context_set_column_source) replaces the copy. */
     /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
 
@@ -194,7 +202,10 @@ typedef enum {
     FT_EVENT_RECOMPUTED = 2,   /**< a tile / panel was recomputed */
     FT_EVENT_CHECKSUM = 3,     /**< a checksum itself was found corrupted; data unchanged */
     FT_EVENT_UNCORRECTABLE = 4,/**< detected, not corrected */
-    FT_EVENT_LOCATED = 5       /**< detected and located (column), not recovered */
+    FT_EVENT_LOCATED = 5,      /**< detected and located (column), not recovered */
+    FT_EVENT_RECOVERED = 6     /**< ft_dgeqrf: an error consumed by later panels (column col,
+                                    found at step `step`) was recovered: by a QR update
+                                    (before = 1) or by re-factorization (before = 2) */
 } ft_event_kind_t;
 
 typedef struct {
@@ -225,6 +236,14 @@ typedef struct {
                                critical path, measured with the backend's clock */
     int nevents;          /**< events recorded (at most FT_REPORT_MAX_EVENTS; the counters count all) */
     ft_event_t events[FT_REPORT_MAX_EVENTS];
+    /* ---- later fields (ft_dgeqrf recovery, docs/recovery.md) ---- */
+    int recovery;         /**< how propagated errors were recovered: 0 none, 1 QR update (the
+                               rotations are in the FT factor), 2 re-factorization, 3 both */
+    int64_t recovered;    /**< propagated errors recovered (also counted in corrected) */
+    int64_t refactor_col; /**< re-factorization: the first column re-factored, else -1 */
+    double refactor_flops;/**< re-factorization: flops of the work redone (reflectors re-applied
+                               and panels factored again) */
+    double time_recovery; /**< seconds spent recovering (QR update or re-factorization) */
     /* fields added by later versions go here, after all the fields above */
 } ft_report_t;
 
@@ -327,6 +346,56 @@ int ft_dgeqrf_gpu_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int
                        double *tau, ft_int *info, ft_report_t *report, size_t report_size);
 #define ft_dgeqrf_gpu_ex(ctx, m, n, dA, ldda, tau, info, report)                                   \
     ft_dgeqrf_gpu_ex_v((ctx), (m), (n), (dA), (ldda), (tau), (info), (report), sizeof(ft_report_t))
+
+/* ------------------------------------------------------------------------------------------- */
+/* Recovery of propagated errors in ft_dgeqrf, and the FT factor (docs/recovery.md)              */
+/* ------------------------------------------------------------------------------------------- */
+
+/**
+ * A source of the original columns of A, for recovery: fills col[0..m-1] with column j (0-based)
+ * of the matrix the call was given, in host memory; returns 0, or non-zero when it cannot
+ * (the error is then reported, FT_ERR_NOT_RECOVERED). Called only when an error is found.
+ */
+typedef int (*ft_column_source_t)(void *user, ft_int j, ft_int m, double *col);
+/** Use fn (NULL: none) for the next ft_dgeqrf calls on ctx instead of keeping a copy of A. */
+int ft_context_set_column_source(ft_context_t *ctx, ft_column_source_t fn, void *user);
+
+/**
+ * The FT factor: ft_dgeqrf's LAPACK-layout Householder part (A below the diagonal, tau) plus the
+ * plane rotations of any QR-update recovery, Q = H_0 ... H_(p-1) J G H_p ... (paper 004,
+ * Algorithm 1). An object attached to a context with ft_context_set_qrf makes the _ex QR calls
+ * on that context recover by QR update (fast: no re-factorization) and record the rotations in
+ * it; R is then correct, and Q is only available through ft_dormqr with that factor. Without one
+ * (the default, and always for ft_dgeqrf / ft_dgeqrf_gpu), recovery re-factors from the first
+ * panel the error reached, and the output is exactly LAPACK's layout.
+ */
+typedef struct ft_qrf ft_qrf_t;
+int ft_qrf_create(ft_qrf_t **F);
+int ft_qrf_destroy(ft_qrf_t *F);
+/** Rotation sequences held (0: the factor is plain LAPACK layout). -1 for NULL. */
+int ft_qrf_recoveries(const ft_qrf_t *F);
+/** Attach F (NULL detaches) to ctx: the context's next ft_dgeqrf_ex / ft_dgeqrf_gpu_ex calls
+ *  reset it and fill it. The caller keeps ownership; detach before destroying it. */
+int ft_context_set_qrf(ft_context_t *ctx, ft_qrf_t *F);
+
+/**
+ * ft_dormqr: C := op(Q) C (side 'L') or C op(Q) (side 'R'), op = 'N' or 'T', with Q of the
+ * FT factor (A, tau from ft_dgeqrf, F its rotations or NULL), as LAPACK DORMQR. Arguments:
+ * side(1) trans(2) m(3) n(4) k(5) A(6) lda(7) tau(8) F(9) C(10) ldc(11). k = min of the
+ * factored shape; F, when not NULL, must come from the call that produced A and tau.
+ */
+int ft_dormqr(char side, char trans, ft_int m, ft_int n, ft_int k, const double *A, ft_int lda,
+              const double *tau, const ft_qrf_t *F, double *C, ft_int ldc, ft_int *info);
+/**
+ * ft_dgels: full-rank least squares / minimum-norm solutions, arguments and results as LAPACK
+ * DGELS (trans 'N' or 'T', m >= n or m < n, nrhs right-hand sides in B). The factorization is
+ * ft_dgeqrf's with QR-update recovery, of A when m >= n, of A^T when m < n; on return A is
+ * overwritten by the factorization (when m < n: that of A^T, transposed back, the layout of
+ * LAPACK's dgelqf). info > 0: R(info, info) is exactly zero (A not of full rank), as LAPACK.
+ * work/lwork as LAPACK (lwork = -1: query; any lwork >= 1 works, ftla takes its own memory).
+ */
+int ft_dgels(char trans, ft_int m, ft_int n, ft_int nrhs, double *A, ft_int lda, double *B,
+             ft_int ldb, double *work, ft_int lwork, ft_int *info);
 
 #ifdef __cplusplus
 }

@@ -48,14 +48,20 @@ set_tests_properties(campaign_replay_s22f2_gemm736_cpu PROPERTIES LABELS cpu TIM
 #   by the correction of the large one, left every residual below tau / 2 (a false alarm; below
 #   the two-error limit the campaign now documents, so the replay asks for the class): now a
 #   correction must reach the rounding measured on the blocks that pass (clean_thr): reported
+#   Since issue 8 the located error is recovered by re-factorization from the first column the
+#   error reached (column 1 of this 1 x 283 matrix, nb 1): both faults are in the restored
+#   columns, so the output is exact (ratios 0): corrected
 add_test(NAME campaign_replay_s22f2_qr1668_cpu
          COMMAND ft_campaign --device cpu --seed 22 --routine dgeqrf --trial 1668
-                 --faults-per-trial 2 --expect reported)
+                 --faults-per-trial 2 --expect corrected)
 #   seed 21 (2 faults) dgeqrf 1397: a 2-tau error located imprecisely, beside a 0.5-tau checksum
 #   error in another row, corrected in a neighbouring column (a false alarm); now a location that
-#   another column fits as well is reported, not corrected (location_unique)
+#   another column fits as well is not corrected in place (location_unique). Since issue 8 the
+#   error (in R row 48, column 138) is taken as consumed in column 134 and recovered by
+#   re-factorization from panel 2 (column 128): column 138 is restored from the original A,
+#   and the re-check passes (ratios 0.05, 0.69): corrected
 add_test(NAME campaign_replay_s21f2_qr1397_cpu
          COMMAND ft_campaign --device cpu --seed 21 --routine dgeqrf --trial 1397
-                 --faults-per-trial 2 --expect reported)
+                 --faults-per-trial 2 --expect corrected)
 set_tests_properties(campaign_replay_s22f2_qr1668_cpu campaign_replay_s21f2_qr1397_cpu
                      PROPERTIES LABELS cpu TIMEOUT 60)

@@ -60,6 +60,44 @@ static inline void qr_ratios(int64_t m, int64_t n, const double *A, int64_t lda,
     free(Id);
 }
 
+/* qr_ratios for an FT factor: Q formed by ft_dormqr (Q I) with the factor's rotations. */
+static inline void qr_ratios_ft(int64_t m, int64_t n, const double *A, int64_t lda,
+                                const double *AF, int64_t ldaf, const double *tau,
+                                const ft_qrf_t *F, double res[2])
+{
+    const double eps = tu_eps();
+    const int64_t k = m < n ? m : n;
+    res[0] = res[1] = 0.0;
+    if (m == 0 || n == 0) return;
+    double *Q = tu_malloc(m * m), *R = tu_malloc(m * n), *Id = tu_malloc(m * m);
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++) Q[TU_IX(i, j, m)] = i == j ? 1.0 : 0.0;
+    ft_int info;
+    if (ft_dormqr('L', 'N', (ft_int)m, (ft_int)m, (ft_int)k, AF, (ft_int)ldaf, tau, F, Q,
+                  (ft_int)m, &info) != 0) {
+        res[0] = res[1] = NAN;
+    } else {
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++)
+                R[TU_IX(i, j, m)] = i <= j ? AF[TU_IX(i, j, ldaf)] : 0.0;
+        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)m, -1.0, Q,
+                    (int)m, A, (int)lda, 1.0, R, (int)m);
+        double anorm = tu_dlange('1', m, n, A, lda), rn = tu_dlange('1', m, n, R, m);
+        res[0] = anorm > 0 ? rn / ((double)(m > n ? m : n) * anorm * eps) : (rn > 0 ? INFINITY : 0.0);
+        if (isnan(rn)) res[0] = NAN;
+        for (int64_t j = 0; j < m; j++)
+            for (int64_t i = 0; i < m; i++) Id[TU_IX(i, j, m)] = i == j ? 1.0 : 0.0;
+        cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, (int)m, (int)m, -1.0, Q, (int)m, 1.0,
+                    Id, (int)m);
+        for (int64_t j = 0; j < m; j++)
+            for (int64_t i = j + 1; i < m; i++) Id[TU_IX(i, j, m)] = Id[TU_IX(j, i, m)];
+        res[1] = tu_dlange('1', m, m, Id, m) / ((double)m * eps);
+    }
+    free(Q);
+    free(R);
+    free(Id);
+}
+
 /* Test matrix types. */
 enum {
     MT_UNIFORM = 0, MT_NORMAL, MT_TINY, MT_HUGE, MT_GRADED, MT_RANKDEF, MT_COND15, MT_INTEGER,

@@ -38,6 +38,8 @@
 
 static ft_device_t g_dev;
 static ft_context_t *g_ctx;
+static int g_keep;      /* policy.keep_input of the next runs */
+static ft_qrf_t *g_qrf; /* attached FT factor (QR-update recovery), or NULL */
 
 typedef struct {
     int status;
@@ -56,6 +58,8 @@ static void run(const double *A, int64_t m, int64_t n, int q, const ft_fault_t *
     p.crossover = -1;
     p.verify_every = q;
     p.protect = 1;
+    p.keep_input = g_keep;
+    ft_context_set_qrf(g_ctx, g_qrf);
     int st = ft_context_set_policy(g_ctx, &p);
     TU_CHECK(st == 0, "ft_context_set_policy(verify_every %d): %s", q, ft_strerror(st));
     ft_inject_clear(g_ctx);
@@ -74,7 +78,9 @@ static void run(const double *A, int64_t m, int64_t n, int q, const ft_fault_t *
                              (ft_int)(n * NB), &info, &r->rep);
     TU_CHECK(info == r->status && r->rep.status == r->status, "info %d report %d != status %d",
              (int)info, r->rep.status, r->status);
-    qr_ratios(m, n, A, m, r->AF, m, r->tau, r->res);
+    if (g_qrf) qr_ratios_ft(m, n, A, m, r->AF, m, r->tau, g_qrf, r->res);
+    else qr_ratios(m, n, A, m, r->AF, m, r->tau, r->res);
+    ft_context_set_qrf(g_ctx, NULL);
     free(work);
 }
 
@@ -132,22 +138,75 @@ static void expect_corrected(const double *A, int64_t m, int64_t n, int q, ft_fa
     done(&r);
 }
 
-/* A trailing fault consumed by later panels: located in its column, not recovered. */
-static void expect_located(const double *A, int64_t m, int64_t n, ft_fault_t f)
+/* Faults consumed by later panels (end-only check, or every q panels), each in its own column
+ * (and its own checksum block): without the original A (keep_input = -1) located in their
+ * columns and reported FT_ERR_NOT_RECOVERED; by default recovered by re-factorization, the
+ * output LAPACK's layout (dqrt01 ratios through LAPACK dorgqr); with an FT factor attached,
+ * recovered by QR update (ratios through ft_dormqr with the factor's rotations). */
+static void expect_located_n(const double *A, int64_t m, int64_t n, int q, const ft_fault_t *f,
+                             int nf)
 {
     run_t r;
-    char d[160];
-    long f0 = tu_failed;
-    run(A, m, n, 0, &f, 1, &r);
-    const ft_event_t *inj = find(&r.rep, FT_EVENT_INJECTED), *loc = find(&r.rep, FT_EVENT_LOCATED);
-    desc(&f, d);
-    TU_CHECK(r.status == FT_ERR_NOT_RECOVERED && r.rep.detected == 1 && r.rep.located == 1,
-             "%lldx%lld %s: status %d detected %lld located %lld", (long long)m, (long long)n,
-             d, r.status, (long long)r.rep.detected, (long long)r.rep.located);
-    TU_CHECK(inj && loc && inj->col == loc->col, "%s: located column %lld, injected %lld", d,
-             loc ? (long long)loc->col : -1LL, inj ? (long long)inj->col : -1LL);
-    if (tu_failed > f0) tu_print_report(d, &r.rep);
-    done(&r);
+    char d[400] = "";
+    for (int t = 0; t < nf; t++) {
+        char b[160];
+        desc(&f[t], b);
+        snprintf(d + strlen(d), sizeof d - strlen(d), "%s%s", t ? " + " : "", b);
+    }
+    for (int mode = 0; mode < 3; mode++) {
+        long f0 = tu_failed;
+        g_keep = mode == 2 ? -1 : 0;
+        if (mode == 1 && ft_qrf_create(&g_qrf)) TU_CHECK(0, "ft_qrf_create");
+        run(A, m, n, q, f, nf, &r);
+        const char *mn = mode == 0 ? "re-factor" : mode == 1 ? "qr-update" : "no copy";
+        int64_t ok = 0;
+        for (int t = 0; t < r.rep.nevents; t++) {
+            const ft_event_t *e = &r.rep.events[t];
+            if (e->kind != (mode == 2 ? FT_EVENT_LOCATED : FT_EVENT_RECOVERED)) continue;
+            for (int u = 0; u < r.rep.nevents; u++)
+                if (r.rep.events[u].kind == FT_EVENT_INJECTED && r.rep.events[u].col == e->col)
+                    ok++;
+        }
+        if (mode == 2) {
+            TU_CHECK(r.status == FT_ERR_NOT_RECOVERED && r.rep.located >= 1 && ok >= 1,
+                     "%lldx%lld q=%d %s [%s]: status %d located %lld (at the injected column: "
+                     "%lld)", (long long)m, (long long)n, q, d, mn, r.status,
+                     (long long)r.rep.located, (long long)ok);
+        } else {
+            TU_CHECK(r.status == 0 && r.rep.recovered == nf && ok == nf &&
+                         r.rep.recovery == (mode == 0 ? 2 : 1),
+                     "%lldx%lld q=%d %s [%s]: status %d recovered %lld (at injected columns "
+                     "%lld) of %d, recovery %d", (long long)m, (long long)n, q, d, mn, r.status,
+                     (long long)r.rep.recovered, (long long)ok, nf, r.rep.recovery);
+            TU_CHECK(r.res[0] < TOL && r.res[1] < TOL, "%lldx%lld q=%d %s [%s]: ratios %.3g %.3g",
+                     (long long)m, (long long)n, q, d, mn, r.res[0], r.res[1]);
+            if (mode == 0)
+                TU_CHECK(r.rep.refactor_col >= 0 && r.rep.refactor_flops > 0,
+                         "%s: re-factor cost not reported", d);
+            if (mode == 1) { /* columns right of min(m, n) are never consumed: replaced */
+                int consumed = 0;
+                for (int t = 0; t < r.rep.nevents; t++)
+                    if (r.rep.events[t].kind == FT_EVENT_INJECTED &&
+                        r.rep.events[t].col < (m < n ? m : n))
+                        consumed++;
+                TU_CHECK(ft_qrf_recoveries(g_qrf) == consumed, "%s: %d rotation records for %d",
+                         d, ft_qrf_recoveries(g_qrf), consumed);
+            }
+        }
+        if (tu_failed > f0) {
+            printf("    [%s]\n", mn);
+            tu_print_report(d, &r.rep);
+        }
+        done(&r);
+        ft_qrf_destroy(g_qrf);
+        g_qrf = NULL;
+    }
+    g_keep = 0;
+}
+
+static void expect_located(const double *A, int64_t m, int64_t n, ft_fault_t f)
+{
+    expect_located_n(A, m, n, 0, &f, 1);
 }
 
 static void expect_checksum(const double *A, int64_t m, int64_t n, int q, ft_fault_t f,
@@ -287,6 +346,24 @@ static void shape(tu_rng_t *rng, int64_t m, int64_t n)
             expect_checksum(A, m, n, q, fault(FT_REGION_CHECKSUM, p, -1, 1, -1, -1.0), &clean);
         }
         /* FT_REGION_Q: its own invocation (argument q), expected to fail until issue 9 */
+    }
+    /* several per call, in columns of different checksum blocks: at the same step, at two
+     * steps, and found at two different online checks (verify_every 2) */
+    {
+        const int64_t nbc = abft_qr_check_width(n), c2 = nbc + nbc / 2 < n ? nbc + nbc / 2 : -1;
+        if (c2 >= 0 && np >= 4) {
+            ft_fault_t two[2] = {fault(FT_REGION_TRAILING, 0, m / 2, 3, -1, 1.5),
+                                 fault(FT_REGION_TRAILING, 0, m - 2, c2, 56, 0)};
+            expect_located_n(A, m, n, 0, two, 2);
+            two[1].step = np / 2;
+            two[1].row = m - 1;
+            two[1].col = n - 1 - (n - 1) % nbc; /* the last block's first column */
+            if (two[1].col >= np / 2 * NB && two[1].col >= nbc) expect_located_n(A, m, n, 0, two, 2);
+            /* both consumed (by panels 1 and 3) before the check at step 4 */
+            ft_fault_t on[2] = {fault(FT_REGION_TRAILING, 1, m / 3, NB + 1, -1, -0.75),
+                                fault(FT_REGION_TRAILING, 3, m - 3, 3 * NB + 5, -1, 2.0)};
+            expect_located_n(A, m, n, 4, on, 2);
+        }
     }
     /* random steps and positions */
     for (int t = 0; t < 6; t++) {

@@ -74,8 +74,10 @@ int main(void)
         TU_CHECK(ld >= m && ld % 32 == 0 && ld - m < 32, "qr ld");
         const i128 nbc = abft_qr_check_width(n), B = (n + nbc - 1) / nbc;
         /* three checksum columns per block (QR_NCS) */
-        i128 rw = 6 * B * (i128)m + (3 * B + 2) * (i128)n + 2 * (i128)nb * m +
-                  3 * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 64;
+        /* + recovery (issue 8): T of every panel, the identity, the original checksums, 7m */
+        const i128 np = ((m < n ? m : n) + nb - 1) / nb;
+        i128 rw = 9 * B * (i128)m + (3 * B + 2) * (i128)n + 2 * (i128)nb * m +
+                  (np + 2) * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 7 * (i128)m + 64;
         i128 rh = 2 * (i128)nb * m + (i128)nb * nb + 64 * (i128)nb + (3 * B + 4) * (i128)n +
                   (7 * B + 3) * (i128)m + 2 * B + 64;
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);

@@ -161,5 +161,8 @@ int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const do
                     double *T, int64_t ldt);
 /* The whole QR by LAPACK (unblocked-size path): dgeqrf with its own optimal workspace. */
 int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau);
+/* LAPACK dormqr (LAPACKE, its own workspace): C := op(Q) C or C op(Q). */
+int ft_lapack_dormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const double *A,
+                     int64_t lda, const double *tau, double *C, int64_t ldc);
 
 #endif

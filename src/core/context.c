@@ -58,7 +58,7 @@ int ft_context_set_policy_v(ft_context_t *ctx, const ft_policy_t *in, size_t siz
     if (p.protect < 0 || p.protect > 1 || p.tile < 0 || p.tol < 0 || p.nb < 0 ||
         p.verify_every < 0 || p.backup_c < -1 || p.backup_c > 1 || p.crossover < -1 ||
         p.verbose < 0 || p.serial_encode < 0 || p.serial_encode > 1 || p.operand_check < -1 ||
-        p.operand_check > 1)
+        p.operand_check > 1 || p.keep_input < -1 || p.keep_input > 2)
         return FT_ERR_INVALID_VALUE;
     if (p.tol == 0) p.tol = 2.0;
     ctx->policy = p;
@@ -258,4 +258,21 @@ void ft_arena_destroy(ft_arena_t *a, const ft_backend_t *be, int pinned)
 {
     for (int i = 0; i < a->nblk; i++) blk_free(be, pinned, a->blk[i].p);
     memset(a, 0, sizeof *a);
+}
+
+/* ---- recovery settings of ft_dgeqrf ----------------------------------------------------- */
+
+int ft_context_set_column_source(ft_context_t *ctx, ft_column_source_t fn, void *user)
+{
+    if (!ctx) return FT_ERR_INVALID_VALUE;
+    ctx->colsrc = fn;
+    ctx->colsrc_user = fn ? user : NULL;
+    return FT_SUCCESS;
+}
+
+int ft_context_set_qrf(ft_context_t *ctx, ft_qrf_t *F)
+{
+    if (!ctx) return FT_ERR_INVALID_VALUE;
+    ctx->qrf = F;
+    return FT_SUCCESS;
 }

@@ -58,6 +58,10 @@ struct ft_context {
     int nfaults;
     uint64_t rng;
     int64_t ncalls;        /* protected calls made on this context */
+    /* ft_dgeqrf recovery (docs/recovery.md) */
+    ft_column_source_t colsrc;
+    void *colsrc_user;
+    struct ft_qrf *qrf;    /* attached FT factor: _ex calls recover by QR update */
     int depth;             /* calls in progress on this context (nesting) */
     /* per backend (ft_backend_index): queues, events, work memory, host staging memory */
     ft_pool_t pool[FT_NBACKENDS];

@@ -2,12 +2,14 @@
 #include "core/context.h"
 
 #include <stdio.h>
+#include <stddef.h>
 #include <string.h>
 
 void ft_report_init(ft_report_t *r, ft_device_t backend)
 {
     memset(r, 0, sizeof *r);
     r->backend = backend;
+    r->refactor_col = -1;
 }
 
 void ft_report_event(ft_report_t *r, ft_event_kind_t kind, ft_region_t region, int64_t row,
@@ -39,5 +41,13 @@ char *ft_report_string_v(const ft_report_t *r, size_t size, char *buf, size_t le
              (long long)r->detected, (long long)r->located, (long long)r->corrected,
              (long long)r->uncorrectable, (long long)r->checksum_errors,
              (long long)r->recomputed, (long long)r->unchecked, r->time_total, r->time_protect);
+    if (size >= offsetof(ft_report_t, time_recovery) + sizeof(double) && r->recovery) {
+        size_t l = strlen(buf);
+        if (l < len)
+            snprintf(buf + l, len - l, " recovered=%lld (%s%s%s) refactor_col=%lld recovery=%.3es",
+                     (long long)r->recovered, r->recovery & 1 ? "qr-update" : "",
+                     r->recovery == 3 ? "+" : "", r->recovery & 2 ? "re-factor" : "",
+                     (long long)r->refactor_col, r->time_recovery);
+    }
     return buf;
 }

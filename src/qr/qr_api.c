@@ -6,6 +6,7 @@
  */
 #include "core/size.h"
 #include "qr/qr_internal.h"
+#include "qr/qrf.h"
 
 #include <stdio.h>
 
@@ -39,8 +40,9 @@ static int crossover_path(ft_call_t *c, int is_gpu, int64_t m, int64_t n, double
     return c->be->sync(c->main);
 }
 
-static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_int lda,
-                  double *tau, double *work, ft_int lwork)
+/* F: the FT factor to fill (QR-update recovery), or NULL (re-factorization: LAPACK layout). */
+static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n, double *A,
+                  ft_int lda, double *tau, double *work, ft_int lwork)
 {
     int arg = 0;
     const int lquery = !is_gpu && lwork == -1;
@@ -55,9 +57,12 @@ static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_in
     const int64_t k = m < n ? m : n;
     const int64_t lwkopt = k == 0 ? 1 : (int64_t)n * resolve_nb(c->ctx, n);
     if (!is_gpu && work) work[0] = (double)lwkopt;
-    if (lquery || k == 0) return FT_SUCCESS;
+    if (lquery) return FT_SUCCESS;
+    if (F) qrf_reset(F, m, n);
+    if (k == 0) return FT_SUCCESS;
 
-    qr_t g = {.call = c, .m = m, .n = n, .k = k, .tau = tau, .located_col = -1};
+    qr_t g = {.call = c, .m = m, .n = n, .k = k, .tau = tau, .located_col = -1,
+              .refactor_from = -1, .qrf = F, .path = F ? QR_PATH_UPDATE : QR_PATH_REFACTOR};
     g.nb = resolve_nb(c->ctx, n);
     if (g.nb > k) g.nb = k;
     g.np = (k + g.nb - 1) / g.nb;
@@ -108,6 +113,7 @@ static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_in
         g.ldda = lda;
     }
     FT_CHECK(qr_setup(&g));
+    FT_CHECK(qr_source_begin(&g, is_gpu, A, lda));
     qr_plan_faults(&g);
     int st = qr_factor(&g);
     if (!st && host_on_gpu) {
@@ -124,17 +130,20 @@ static int driver(ft_call_t *c, int is_gpu, ft_int m, ft_int n, double *A, ft_in
         ft_log(c->ctx, 2, "dgeqrf: check threshold %.3e, max clean residual / (u*bound) = %.3e",
                g.thr, g.max_ratio);
     c->rep.time_protect = g.tprot;
+    c->rep.time_recovery = g.trec;
     if (g.prof) qr_profile_log(&g);
     return st;
 }
 
-static int entry(ft_context_t *ctx, int is_gpu, const char *name, ft_int m, ft_int n, double *A,
-                 ft_int lda, double *tau, double *work, ft_int lwork, ft_int *info,
-                 ft_report_t *report, size_t report_size)
+/* lapack_layout: the plain entry points, which never return an FT factor. */
+static int entry(ft_context_t *ctx, int is_gpu, int lapack_layout, const char *name, ft_int m,
+                 ft_int n, double *A, ft_int lda, double *tau, double *work, ft_int lwork,
+                 ft_int *info, ft_report_t *report, size_t report_size)
 {
     ft_call_t c;
     int st = ft_call_begin(&c, ctx, name, report, report_size);
-    if (!st) st = driver(&c, is_gpu, m, n, A, lda, tau, work, lwork);
+    if (!st) st = driver(&c, is_gpu, lapack_layout ? NULL : c.ctx->qrf, m, n, A, lda, tau, work,
+                         lwork);
     st = ft_call_end(&c, st);
     if (info) *info = st;
     return st;
@@ -144,23 +153,36 @@ int ft_dgeqrf_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *A, ft_int lda,
                    double *work, ft_int lwork, ft_int *info, ft_report_t *report,
                    size_t report_size)
 {
-    return entry(ctx, 0, "FT_DGEQRF", m, n, A, lda, tau, work, lwork, info, report, report_size);
+    return entry(ctx, 0, 0, "FT_DGEQRF", m, n, A, lda, tau, work, lwork, info, report,
+                 report_size);
 }
 
 int ft_dgeqrf(ft_int m, ft_int n, double *A, ft_int lda, double *tau, double *work, ft_int lwork,
               ft_int *info)
 {
-    return entry(NULL, 0, "FT_DGEQRF", m, n, A, lda, tau, work, lwork, info, NULL, 0);
+    return entry(NULL, 0, 1, "FT_DGEQRF", m, n, A, lda, tau, work, lwork, info, NULL, 0);
 }
 
 int ft_dgeqrf_gpu_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int ldda,
                        double *tau, ft_int *info, ft_report_t *report, size_t report_size)
 {
-    return entry(ctx, 1, "FT_DGEQRF_GPU", m, n, dA, ldda, tau, NULL, 0, info, report,
+    return entry(ctx, 1, 0, "FT_DGEQRF_GPU", m, n, dA, ldda, tau, NULL, 0, info, report,
                  report_size);
 }
 
 int ft_dgeqrf_gpu(ft_int m, ft_int n, double *dA, ft_int ldda, double *tau, ft_int *info)
 {
-    return entry(NULL, 1, "FT_DGEQRF_GPU", m, n, dA, ldda, tau, NULL, 0, info, NULL, 0);
+    return entry(NULL, 1, 1, "FT_DGEQRF_GPU", m, n, dA, ldda, tau, NULL, 0, info, NULL, 0);
+}
+
+/* ft_dgels (qr_solve.c): the factorization with an explicit FT factor, on ctx. */
+int qr_geqrf_factor(ft_context_t *ctx, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n,
+                    double *A, ft_int lda, double *tau, ft_report_t *report)
+{
+    ft_call_t c;
+    ft_int lw = n > 1 ? n : 1;
+    int st = ft_call_begin(&c, ctx, is_gpu ? "FT_DGELS_GPU" : "FT_DGELS", report,
+                           report ? sizeof *report : 0);
+    if (!st) st = driver(&c, is_gpu, F, m, n, A, lda, tau, NULL, is_gpu ? 0 : lw);
+    return ft_call_end(&c, st);
 }

@@ -14,7 +14,8 @@
  *     the trailing matrix at an online check): corrected in place (zero it, recompute the row
  *     sum, set it to c_l - sum of the others);
  *   - several failing rows with a common ratio w_j: an error consumed by later panels
- *     (equivalent to an error in column j of the input): located, not recovered
+ *     (equivalent to an error in column j of the input): located, and recovered from the
+ *     original column (QR update or re-factorization, qr_recover.c); without one, reported
  *     (FT_ERR_NOT_RECOVERED).
  * Threshold: abft_qr_tau (src/abft/abft.h) from the column norms of the original A.
  */
@@ -442,6 +443,76 @@ static int correct_column(qr_t *g, int64_t i, int64_t step, analysis_t *a, int *
 }
 
 /*
+ * An error located in column j that the single-element and whole-column corrections could not
+ * take (qr_recover.c, docs/recovery.md): consumed by a panel (j < i), or a trailing column whose
+ * spread was ambiguous. Needs the original column. Re-factorization path: ask the loop to start
+ * again from the panel the error reached. QR-update path: w = Q~^T a_j - S(:, j) must agree with
+ * the residual r / sigma of the plain checksum (else the original column itself is wrong, or
+ * a second error shares the block: reported), then Algorithm 1 (j < i) or the column is
+ * replaced (j >= i), and every check must be left at the clean level.
+ */
+static int recover_located(qr_t *g, int64_t i, int64_t step, int64_t j, analysis_t *a,
+                           int *done)
+{
+    ft_report_t *rep = g->rep;
+    *done = 0;
+    if (g->src == QR_SRC_NONE) return FT_SUCCESS;
+    if (g->path == QR_PATH_REFACTOR) {
+        if (g->nrefactor >= QR_MAX_REFACTOR) {
+            ft_log(g->ctx, 1, "dgeqrf: %d re-factorizations already: not recovered",
+                   g->nrefactor);
+            return FT_SUCCESS;
+        }
+        const int64_t P = (j < i ? j : i) / g->nb;
+        if (g->refactor_from < 0 || P < g->refactor_from) g->refactor_from = P;
+        rep->recovered++;
+        rep->corrected++;
+        ft_report_event(rep, FT_EVENT_RECOVERED, FT_REGION_TRAILING, -1, j, step, 2.0, 0.0);
+        ft_log(g->ctx, 2, "dgeqrf: error in column %lld (step %lld): re-factorization from panel "
+               "%lld", (long long)j, (long long)step, (long long)P);
+        *done = 1;
+        return FT_SUCCESS;
+    }
+    const double t0 = ft_wtime();
+    int ok;
+    FT_CHECK(qr_recovery_w(g, i, j, &ok));
+    if (!ok) return FT_SUCCESS;
+    /* the original column against the checksums: r = sigma w up to the rounding of both */
+    const double thr = g->thrb[g->cb];
+    double dmax = 0.0, wmax = 0.0;
+    for (int64_t l = 0; l < g->m; l++) {
+        const double d = fabs(g->sigma * g->hcol[l] - res_r(g, l));
+        if (!(d <= dmax)) dmax = d;
+        if (fabs(g->hcol[l]) > wmax) wmax = fabs(g->hcol[l]);
+    }
+    const double lim = thr + 8.0 * ABFT_U * sqrt((double)g->m) * g->sigma * wmax;
+    if (!(dmax <= lim)) {
+        ft_log(g->ctx, 1, "dgeqrf: column %lld: the original column disagrees with the "
+               "checksums (%.3g > %.3g): its copy is wrong, or a second error shares the block; "
+               "not recovered", (long long)j, dmax, lim);
+        return FT_SUCCESS;
+    }
+    if (j >= i) FT_CHECK(qr_recovery_replace(g, j));
+    else FT_CHECK(qr_recovery_update(g, i, j));
+    FT_CHECK(check_sums(g, i));
+    analyse(g, a);
+    g->trec += ft_wtime() - t0;
+    if (!clean_level(g, a)) {
+        ft_log(g->ctx, 1, "dgeqrf: column %lld: the checks do not pass after the QR update "
+               "(||r|| %.3g, tau %.3g): not recovered", (long long)j, a->rn, thr);
+        return FT_SUCCESS;
+    }
+    rep->recovered++;
+    rep->corrected++;
+    rep->recovery |= 1;
+    ft_report_event(rep, FT_EVENT_RECOVERED, FT_REGION_TRAILING, -1, j, step, 1.0, 0.0);
+    ft_log(g->ctx, 2, "dgeqrf: error in column %lld recovered by QR update at step %lld",
+           (long long)j, (long long)step);
+    *done = 1;
+    return FT_SUCCESS;
+}
+
+/*
  * Act on the checks of checksum block g->cb (columns cb*nbc ...) at panel boundary i; the
  * residuals of all blocks are in hC - hX (check_sums). step = the panel step about to be
  * factored (or np at the end).
@@ -576,6 +647,9 @@ static int verify_block(qr_t *g, int64_t i, int64_t step)
     int64_t j = locate_common(g, &a);
     if (j >= 0) {
         rep->located++;
+        int done = 0;
+        FT_CHECK(recover_located(g, i, step, j, &a, &done));
+        if (done) goto out;
         g->not_recovered = 1;
         g->located_col = j;
         ft_report_event(rep, FT_EVENT_LOCATED, FT_REGION_TRAILING, -1, j, step, 0.0, 0.0);

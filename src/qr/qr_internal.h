@@ -4,7 +4,10 @@
  *   qr_loop.c     the panel/update loop (panels on the host, updates on the backend), larfb;
  *   qr_checks.c   threshold, checksum verification, location, in-place correction;
  *   qr_inject.c   the fault plan of a call, applied at panel boundaries;
- *   qr_profile.c  the phase profile (verbose >= 1, tester --profile).
+ *   qr_profile.c  the phase profile (verbose >= 1, tester --profile);
+ *   qr_recover.c  recovery of errors consumed by later panels: the original columns, the
+ *                 reflectors applied to them, QR update (paper 004, Algorithm 1) and
+ *                 re-factorization (docs/recovery.md).
  * Method and protection: docs/qr.md (paper 004).
  */
 #ifndef FTLA_QR_INTERNAL_H
@@ -24,6 +27,20 @@ typedef struct {
  * update (side), +3 end of the checksum update (side). */
 #define QR_EV_SLOTS 3
 
+/* Where the original columns of A come from (docs/recovery.md). */
+typedef enum {
+    QR_SRC_NONE = 0,
+    QR_SRC_CALLER,   /* the caller's host A, untouched until the end (host pointers on the GPU) */
+    QR_SRC_HOST,     /* a host copy */
+    QR_SRC_DEVICE,   /* a copy in work memory */
+    QR_SRC_FN        /* the context's column source */
+} qr_src_t;
+
+/* How a located error consumed by later panels is recovered. */
+typedef enum { QR_PATH_REFACTOR = 0, QR_PATH_UPDATE = 1 } qr_path_t;
+
+#define QR_MAX_REFACTOR 3 /* re-factorizations per call before the error is reported */
+
 typedef struct {
     ft_call_t *call;
     ft_context_t *ctx;
@@ -42,7 +59,11 @@ typedef struct {
     int64_t ldda;
     double *tau;
     /* work memory */
-    double *dCS, *dEW, *dX, *dV[2], *dT[2], *dWa, *dWb, *dWc, *dN1, *dMx;
+    double *dCS, *dEW, *dX, *dV[2], *dT, *dWa, *dWb, *dWc, *dN1, *dMx;
+    /* dT: the T factors of every panel (np x nb x nb; panel p at dT + p nb nb). Recovery:
+     * dI the nb x nb identity, dCS0 the checksums of the original A, dY and dSub m each,
+     * dRot 4 m (c, s of J; c, s of G) */
+    double *dI, *dCS0, *dY, *dSub, *dRot;
     /* host (pinned) memory */
     double *hP, *hV, *hT, *hwork, *hEW, *hN, *hC, *hX, *hrow, *hcol, *hcol0;
     int64_t *hJ; /* m: column pointed to by each failing row */
@@ -60,6 +81,17 @@ typedef struct {
     /* fault plan of this call */
     planned_t plan[FT_MAX_FAULTS];
     int nplan;
+    /* recovery (qr_recover.c) */
+    qr_src_t src;
+    const double *srcA; /* QR_SRC_CALLER / HOST / DEVICE: the original A */
+    int64_t ldsrc;
+    ft_queue_t *qcp;    /* the copy of A is taken on it; the first write to A waits for it */
+    int cp_pending;
+    qr_path_t path;
+    struct ft_qrf *qrf; /* QR_PATH_UPDATE: where the rotations go (may be NULL: ft_dgels) */
+    int64_t refactor_from; /* a re-factorization was asked for from this panel step (-1: no) */
+    int nrefactor;
+    double trec;
     /* outcome */
     int not_recovered, uncorrectable;
     int64_t located_col;
@@ -101,6 +133,20 @@ int qr_verify(qr_t *g, int64_t i, int64_t step);
 void qr_plan_faults(qr_t *g);
 int qr_inject(qr_t *g, ft_region_t reg, int64_t p);
 int qr_needs_sync(const qr_t *g, int64_t p);
+/* qr_recover.c */
+int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda);
+/* The host waits for the copy of A / later work on the loop's queues is ordered after it. */
+int qr_source_wait(qr_t *g);
+int qr_source_order(qr_t *g);
+int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t p1, int64_t nc,
+                        double *X, int64_t ldx, double *Wk, int64_t ldw);
+int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok);
+int qr_recovery_update(qr_t *g, int64_t i, int64_t j);
+int qr_recovery_replace(qr_t *g, int64_t j);
+int qr_refactor(qr_t *g, int64_t P);
+/* qr_api.c: the factorization for ft_dgels, with an FT factor F (QR-update recovery). */
+int qr_geqrf_factor(ft_context_t *ctx, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n,
+                    double *A, ft_int lda, double *tau, ft_report_t *report);
 /* qr_profile.c */
 int qr_profile_events(qr_t *g);
 int qr_harvest(qr_t *g, int64_t upto);

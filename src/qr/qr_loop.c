@@ -35,13 +35,15 @@ int64_t qr_auto_nb(int64_t n)
 }
 
 /* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3B, dX m x 3B,
- * dV 2 x m x nb, dT 2 x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n. */
+ * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
+ * dI nb x nb, dCS0 m x 3B, dY m, dSub m, dRot 4m. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
-    int64_t t[] = {2 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb, m, 3 * nb, nb, nb, n,
-                   QR_NCS * B, nb, 1, 64}, e;
-    return ft_sum_of_products(7, t, &e) ? -1 : e;
+    const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
+    int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb, m, np + 2, nb * nb, nb, n,
+                   QR_NCS * B, nb, 7, m, 1, 64}, e;
+    return ft_sum_of_products(8, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 3B, hN 2n + m B,
@@ -68,13 +70,17 @@ int qr_setup(qr_t *g)
     g->dX = w, w += QR_NCS * B * m;
     g->dV[0] = w, w += m * nb;
     g->dV[1] = w, w += m * nb;
-    g->dT[0] = w, w += nb * nb;
-    g->dT[1] = w, w += nb * nb;
+    g->dT = w, w += g->np * nb * nb;
     g->dWa = w, w += nb * nb;
     g->dWb = w, w += nb * n;
     g->dWc = w, w += QR_NCS * B * nb;
     g->dN1 = w, w += n;
     g->dMx = w, w += n;
+    g->dI = w, w += nb * nb;
+    g->dCS0 = w, w += QR_NCS * B * m;
+    g->dY = w, w += m;
+    g->dSub = w, w += m;
+    g->dRot = w, w += 4 * m;
     g->lhwork = nb * 64;
     double *h;
     FT_CHECK(ft_call_pinned_doubles(g->call, nh, &h));
@@ -94,7 +100,25 @@ int qr_setup(qr_t *g)
     g->hcol0 = h, h += m;
     g->hcnt = (int *)h;
     g->ldp = m;
+    /* the identity (recovery: C -= W and scalar updates as products, qr_recover.c) */
+    memset(g->hP, 0, (size_t)(nb * nb) * sizeof(double));
+    for (int64_t t = 0; t < nb; t++) g->hP[t + t * nb] = 1.0;
+    FT_CHECK(g->be->set_matrix(g->qm, nb, nb, g->hP, nb, g->dI, nb));
+    FT_CHECK(g->be->sync(g->qm));
     return FT_SUCCESS;
+}
+
+/* After a check asked for a re-factorization (qr_checks.c): restore and re-transform the
+ * columns from that panel on, then check them against the original checksums. *p0 = the panel
+ * step the loop starts again from. */
+static int restart_from(qr_t *g, int64_t *p0)
+{
+    const int64_t P = g->refactor_from;
+    g->refactor_from = -1;
+    FT_CHECK(qr_refactor(g, P));
+    g->prof = 0; /* the phase profile covers the first pass only */
+    *p0 = P;
+    return qr_verify(g, P * g->nb, P);
 }
 
 int qr_factor(qr_t *g)
@@ -107,18 +131,22 @@ int qr_factor(qr_t *g)
     if (g->protect) {
         double t0 = ft_wtime();
         FT_CHECK(qr_encode(g));
+        if (g->src != QR_SRC_NONE) /* the original checksums, for a re-factorization */
+            FT_CHECK(be->copy_matrix(g->qm, m, QR_NCS * g->ncb, g->dCS, m, g->dCS0, m));
         FT_CHECK(be->sync(g->qm));
         qr_threshold(g);
         g->tprot += ft_wtime() - t0;
         if (g->prof) g->ph_csum += ft_wtime() - t0;
     }
-    for (int64_t p = 0; p < g->np; p++) {
+    int64_t p0 = 0;
+restart:
+    for (int64_t p = p0; p < g->np; p++) {
         const int64_t i = p * nb, ib = qr_imin(nb, k - i), mi = m - i;
         const int b = (int)(p & 1);
         double *hP = g->host ? dA + i + i * ld : g->hP;
         const int64_t ldp = g->host ? ld : g->ldp;
         double tw = g->prof ? ft_wtime() : 0.0;
-        if (qr_needs_sync(g, p)) {
+        if (qr_needs_sync(g, p) || p == p0) {
             FT_CHECK(be->sync(g->qm));
             FT_CHECK(be->sync(g->qs));
             if (g->prof) {
@@ -131,10 +159,15 @@ int qr_factor(qr_t *g)
                 FT_CHECK(qr_inject(g, FT_REGION_Q, p - 1));
             }
             if (g->nplan) {
+                FT_CHECK(qr_source_wait(g)); /* the copy of A comes before any fault */
                 FT_CHECK(qr_inject(g, FT_REGION_TRAILING, p));
                 if (g->protect) FT_CHECK(qr_inject(g, FT_REGION_CHECKSUM, p));
             }
             if (g->protect && g->q > 0 && p % g->q == 0) FT_CHECK(qr_verify(g, i, p));
+            if (g->refactor_from >= 0) {
+                while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
+                goto restart;
+            }
             FT_CHECK(be->get_matrix(g->qd2h, mi, ib, dA + i + i * ld, ld, hP, ldp));
             if (g->prof) tw = ft_wtime();
         }
@@ -150,7 +183,7 @@ int qr_factor(qr_t *g)
 
         /* panel on the host: QR, T, V with explicit unit diagonal and zeros above */
         if ((st = ft_lapack_panel_qr(mi, ib, hP, ldp, g->tau + i, g->hwork, g->lhwork))) return st;
-        double *hT = g->host ? g->dT[b] : g->hT, *hV = g->host ? g->dV[b] : g->hV;
+        double *hT = g->host ? (g->dT + p * nb * nb) : g->hT, *hV = g->host ? g->dV[b] : g->hV;
         if ((st = ft_lapack_larft(mi, ib, hP, ldp, g->tau + i, hT, nb))) return st;
         if (g->prof) g->ph_panel += ft_wtime() - tw;
         for (int64_t c = 0; c < ib; c++) {
@@ -160,9 +193,10 @@ int qr_factor(qr_t *g)
             v[c] = 1.0;
             memcpy(v + c + 1, a + c + 1, (size_t)(mi - c - 1) * sizeof(double));
         }
+        if (g->cp_pending) FT_CHECK(qr_source_order(g)); /* the first write to A */
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hP, ldp, dA + i + i * ld, ld));
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hV, m, g->dV[b], m));
-        FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, g->dT[b], nb));
+        FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, (g->dT + p * nb * nb), nb));
         FT_CHECK(be->fork(g->qh2d, g->qm));
         FT_CHECK(be->fork(g->qh2d, g->qs));
         if (g->prof) {
@@ -176,7 +210,7 @@ int qr_factor(qr_t *g)
             int64_t la = j0 < k ? qr_imin(nb, k - j0) : 0;
             if (la > 0) {
                 FT_CHECK(be->fork(g->qs, g->qm)); /* the rest of step p-1 */
-                FT_CHECK(larfb(g, g->qm, mi, la, ib, g->dV[b], m, g->dT[b], nb,
+                FT_CHECK(larfb(g, g->qm, mi, la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                                dA + i + j0 * ld, ld, g->dWa, nb));
                 if (g->prof) {
                     g->ev_la[p % QR_EV_SLOTS] = 1;
@@ -189,12 +223,12 @@ int qr_factor(qr_t *g)
                                             hP2, ldp));
                 }
             }
-            FT_CHECK(larfb(g, g->qs, mi, n - j0 - la, ib, g->dV[b], m, g->dT[b], nb,
+            FT_CHECK(larfb(g, g->qs, mi, n - j0 - la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            dA + i + (j0 + la) * ld, ld, g->dWb, nb));
         }
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
         if (g->protect)
-            FT_CHECK(larfb(g, g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m, g->dT[b], nb,
+            FT_CHECK(larfb(g, g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            g->dCS + i, m, g->dWc, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
     }
@@ -206,6 +240,10 @@ int qr_factor(qr_t *g)
         FT_CHECK(qr_inject(g, FT_REGION_Q, g->np - 1));
     }
     if (g->protect) FT_CHECK(qr_verify(g, k, g->np));
+    if (g->refactor_from >= 0) {
+        while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
+        goto restart;
+    }
     return FT_SUCCESS;
 }
 

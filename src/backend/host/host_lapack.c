@@ -53,3 +53,22 @@ int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau)
     free(work);
     return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
 }
+
+int ft_lapack_dormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const double *A,
+                     int64_t lda, const double *tau, double *C, int64_t ldc)
+{
+    if (m <= 0 || n <= 0 || k <= 0) return FT_SUCCESS;
+    /* the _work interface (the high-level one refuses NaN in C, which LAPACK propagates) */
+    double q;
+    lapack_int info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, side, trans, (lapack_int)m,
+                                          (lapack_int)n, (lapack_int)k, A, (lapack_int)lda, tau,
+                                          C, (lapack_int)ldc, &q, -1);
+    if (info) return FT_ERR_LAPACK;
+    lapack_int lw = (lapack_int)q > 1 ? (lapack_int)q : 1;
+    double *w = malloc((size_t)lw * sizeof(double));
+    if (!w) return FT_ERR_ALLOC;
+    info = LAPACKE_dormqr_work(LAPACK_COL_MAJOR, side, trans, (lapack_int)m, (lapack_int)n,
+                               (lapack_int)k, A, (lapack_int)lda, tau, C, (lapack_int)ldc, w, lw);
+    free(w);
+    return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
+}

@@ -1,0 +1,256 @@
+/*
+ * qr_recover.c — recovery of an error that later panels consumed (paper 004, Sec. 4-5;
+ * docs/recovery.md). Error model (paper eq. (2)): the factorization that ran is an exact one of
+ * A~ = A - d e_j^T, so with the state S = Q~^T A~ at panel boundary i (columns < i finished):
+ *   w = Q~^T a_j - S(:, j)                                          (paper Sec. 5.2)
+ * is the whole damage, and it equals the residual of the plain checksum, r / sigma, which is
+ * how the original column is itself checked (qr_checks.c). Two ways back:
+ *   - QR update (Algorithm 1): zero w bottom-up with rotations J, apply them to S (upper
+ *     Hessenberg in its first i columns; the subdiagonal in dSub), add the rotated w(0) to
+ *     S(0, j), reduce to triangular top-down with G; the checksum columns take the same
+ *     rotations, so the next check verifies the recovery itself. Q = Q~ J G: the rotations go
+ *     to the FT factor (qrf.h).
+ *   - re-factorization from the first panel the error reached: restore the columns from there
+ *     on, apply the earlier (verified) reflectors to them and to the original checksums, and
+ *     continue the loop from that panel: the output is LAPACK's layout.
+ * The original columns come from the caller's A, a copy taken at the start, or the context's
+ * column source (qr_source_begin).
+ */
+#include "core/size.h"
+#include "givens/givens.h"
+#include "qr/qr_internal.h"
+#include "qr/qrf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, n = g->n;
+    g->src = QR_SRC_NONE;
+    g->cp_pending = 0;
+    if (!g->protect) return FT_SUCCESS;
+    if (g->ctx->colsrc) {
+        g->src = QR_SRC_FN;
+        return FT_SUCCESS;
+    }
+    const int keep = g->pol.keep_input;
+    if (keep < 0) return FT_SUCCESS;
+    if (!is_gpu && !g->host && keep == 0) { /* the caller's A is staged, and left untouched */
+        g->src = QR_SRC_CALLER;
+        g->srcA = A;
+        g->ldsrc = lda;
+        return FT_SUCCESS;
+    }
+    int64_t e;
+    if (ft_mul_ovf(m, n, &e)) return FT_SUCCESS;
+    FT_CHECK(ft_call_queue(g->call, &g->qcp));
+    double *p = NULL;
+    if (!g->host && keep != 1 && ft_call_work_doubles(g->call, e, &p) == FT_SUCCESS) {
+        FT_CHECK(be->fork(g->qm, g->qcp));
+        FT_CHECK(be->copy_matrix(g->qcp, m, n, g->dA, g->ldda, p, m));
+        g->src = QR_SRC_DEVICE;
+    } else if (ft_call_pinned_doubles(g->call, e, &p) == FT_SUCCESS) {
+        FT_CHECK(be->fork(g->qm, g->qcp));
+        FT_CHECK(be->get_matrix(g->qcp, m, n, g->dA, g->ldda, p, m));
+        g->src = QR_SRC_HOST;
+    } else {
+        ft_log(g->ctx, 1, "dgeqrf: no memory for a copy of A: propagated errors will be reported, "
+                          "not recovered");
+        return FT_SUCCESS;
+    }
+    g->srcA = p;
+    g->ldsrc = m;
+    g->cp_pending = 1;
+    /* the host backend factors in place on the calling thread: the copy must be complete */
+    if (g->host) FT_CHECK(qr_source_wait(g));
+    return FT_SUCCESS;
+}
+
+int qr_source_wait(qr_t *g)
+{
+    if (!g->cp_pending) return FT_SUCCESS;
+    g->cp_pending = 0;
+    return g->be->sync(g->qcp);
+}
+
+int qr_source_order(qr_t *g)
+{
+    if (!g->cp_pending) return FT_SUCCESS;
+    g->cp_pending = 0;
+    FT_CHECK(g->be->fork(g->qcp, g->qh2d));
+    FT_CHECK(g->be->fork(g->qcp, g->qm));
+    return g->be->fork(g->qcp, g->qs);
+}
+
+/* Columns j0 .. j0+nc-1 of the original A into work memory dst (ld ldd), on MAIN (synced).
+ * *ok = 0 when there is no source or the column source failed. */
+static int source_columns(qr_t *g, int64_t j0, int64_t nc, double *dst, int64_t ldd, int *ok)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m;
+    *ok = 1;
+    switch (g->src) {
+    case QR_SRC_CALLER:
+    case QR_SRC_HOST:
+        FT_CHECK(qr_source_wait(g));
+        FT_CHECK(be->set_matrix(g->qm, m, nc, g->srcA + j0 * g->ldsrc, g->ldsrc, dst, ldd));
+        break;
+    case QR_SRC_DEVICE:
+        FT_CHECK(qr_source_order(g));
+        FT_CHECK(be->copy_matrix(g->qm, m, nc, g->srcA + j0 * g->ldsrc, g->ldsrc, dst, ldd));
+        break;
+    case QR_SRC_FN:
+        for (int64_t c = 0; c < nc && *ok; c++) {
+            FT_CHECK(be->sync(g->qm)); /* hcol is free */
+            if (g->ctx->colsrc(g->ctx->colsrc_user, (ft_int)(j0 + c), (ft_int)m, g->hcol)) {
+                ft_log(g->ctx, 1, "dgeqrf: the column source failed for column %lld",
+                       (long long)(j0 + c));
+                *ok = 0;
+                break;
+            }
+            FT_CHECK(be->set_matrix(g->qm, m, 1, g->hcol, m, dst + c * ldd, ldd));
+        }
+        break;
+    default:
+        *ok = 0;
+    }
+    return be->sync(g->qm);
+}
+
+/* X := op(H_p0 ... H_(p1-1)) X for the reflectors of panels p0 .. p1-1 stored in A (unit lower
+ * V in the columns of each panel, T in dT): trans 'T' applies H_p0^T first, 'N' H_(p1-1) first.
+ * X is m x nc (work memory, ld ldx); Wk nb x nc (ld ldw). LAPACK dlarfb with V in place:
+ *   W = V1^T X1 + V2^T X2;  W = op(T)^T... ;  X2 -= V2 W;  X1 -= V1 W. */
+int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t p1, int64_t nc,
+                        double *X, int64_t ldx, double *Wk, int64_t ldw)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, nb = g->nb, ld = g->ldda;
+    const int t = trans == 'T' || trans == 't';
+    if (nc <= 0) return FT_SUCCESS;
+    for (int64_t s = 0; s < p1 - p0; s++) {
+        const int64_t p = t ? p0 + s : p1 - 1 - s;
+        const int64_t i = p * nb, ib = qr_imin(nb, g->k - i), mi = m - i;
+        const double *V1 = g->dA + i + i * ld, *V2 = V1 + ib, *T = g->dT + p * nb * nb;
+        double *X1 = X + i, *X2 = X + i + ib;
+        FT_CHECK(be->copy_matrix(q, ib, nc, X1, ldx, Wk, ldw));
+        FT_CHECK(be->dtrmm(q, 'L', 'L', 'T', 'U', ib, nc, 1.0, V1, ld, Wk, ldw));
+        if (mi > ib)
+            FT_CHECK(be->dgemm(q, 'T', 'N', ib, nc, mi - ib, 1.0, V2, ld, X2, ldx, 1.0, Wk, ldw));
+        /* H^T = I - V T^T V^T, H = I - V T V^T */
+        FT_CHECK(be->dtrmm(q, 'L', 'U', t ? 'T' : 'N', 'N', ib, nc, 1.0, T, nb, Wk, ldw));
+        if (mi > ib)
+            FT_CHECK(be->dgemm(q, 'N', 'N', mi - ib, nc, ib, -1.0, V2, ld, Wk, ldw, 1.0, X2, ldx));
+        FT_CHECK(be->dtrmm(q, 'L', 'L', 'N', 'U', ib, nc, 1.0, V1, ld, Wk, ldw));
+        FT_CHECK(be->dgemm(q, 'N', 'N', ib, nc, ib, -1.0, g->dI, nb, Wk, ldw, 1.0, X1, ldx));
+    }
+    return FT_SUCCESS;
+}
+
+/* Panels whose reflectors have been applied to the state at boundary i. */
+static int64_t panels_done(const qr_t *g, int64_t i) { return i >= g->k ? g->np : i / g->nb; }
+
+int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, ld = g->ldda;
+    FT_CHECK(source_columns(g, j, 1, g->dY, m, ok));
+    if (!*ok) return FT_SUCCESS;
+    /* Q^T a_j, Q = H_0 ... R_1 ... H_.. R_2 ...: the reflectors in segments, and between them
+     * the rotations of the recoveries made so far in this call (on the host: O(m) each) */
+    const int64_t pd = panels_done(g, i);
+    int64_t p0 = 0;
+    for (int r = 0; g->qrf && r < g->qrf->nrec; r++) {
+        const qrf_rec_t *rec = &g->qrf->rec[r];
+        const int64_t p1 = rec->i >= g->k ? g->np : rec->i / g->nb;
+        FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, g->dY, m, g->dWa, g->nb));
+        p0 = p1;
+        FT_CHECK(be->get_matrix(g->qm, m, 1, g->dY, m, g->hcol, m));
+        FT_CHECK(be->sync(g->qm));
+        qrf_apply_record(rec, 1, 0, g->hcol, m, 1, m);
+        FT_CHECK(be->set_matrix(g->qm, m, 1, g->hcol, m, g->dY, m));
+    }
+    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p0, pd, 1, g->dY, m, g->dWa, g->nb));
+    /* the data rows of column j: 0..j when finished (below: its Householder vector), all
+     * when it is still a trailing column; w -= S(rows, j) as a product with the scalar 1 */
+    const int64_t rows = j < i ? j + 1 : m;
+    FT_CHECK(be->dgemv(g->qm, 'N', rows, 1, -1.0, g->dA + j * ld, ld, g->dI, 1.0, g->dY));
+    FT_CHECK(be->get_matrix(g->qm, m, 1, g->dY, m, g->hcol, m));
+    return be->sync(g->qm);
+}
+
+int qr_recovery_replace(qr_t *g, int64_t j)
+{
+    const int64_t m = g->m, ld = g->ldda;
+    FT_CHECK(g->be->dgemv(g->qm, 'N', m, 1, 1.0, g->dY, m, g->dI, 1.0, g->dA + j * ld));
+    return g->be->sync(g->qm);
+}
+
+int qr_recovery_update(qr_t *g, int64_t i, int64_t j)
+{
+    const ft_backend_t *be = g->be;
+    const givens_kernels_t *K = givens_kernels(be);
+    const int64_t m = g->m, n = g->n, ld = g->ldda, nc = QR_NCS * g->ncb;
+    double *dA = g->dA, *cJ = g->dRot, *sJ = cJ + m, *cG = sJ + m, *sG = cG + m;
+    ft_queue_t *q = g->qm;
+    const int64_t ip = i + 1 < m ? i + 1 : m; /* rows 0 .. ip-1: finished rows and row i */
+    /* J, the planes below row i: w(i+1 : m) into w(i); they mix trailing rows only (columns
+     * >= i; rows >= i hold no data left of column i) */
+    if (m - 1 > i) {
+        FT_CHECK(K->zero_to_hess(q, m - i, 0, g->dY + i, dA, ld, g->dSub, cJ + i, sJ + i));
+        if (n > i) FT_CHECK(K->lasr(q, 'B', m - i, n - i, cJ + i, sJ + i, dA + i + i * ld, ld));
+        FT_CHECK(K->lasr(q, 'B', m - i, nc, cJ + i, sJ + i, g->dCS + i, m));
+    }
+    /* J, the planes above: rows 0 .. ip-1 are upper trapezoidal; the result is upper
+     * Hessenberg, its subdiagonal in dSub (Algorithm 1: k1 = J^T w, k2 = J^T R~) */
+    FT_CHECK(K->zero_to_hess(q, ip, n, g->dY, dA, ld, g->dSub, cJ, sJ));
+    FT_CHECK(K->lasr(q, 'B', ip, nc, cJ, sJ, g->dCS, m));
+    /* H^ = k2 + k1 e_j^T: k1 = +-||w|| e_1 */
+    FT_CHECK(be->dgemv(q, 'N', 1, 1, 1.0, g->dY, 1, g->dI, 1.0, dA + j * ld));
+    /* G: H^ to triangular, top-down */
+    const int64_t ng = ip - 1 < n ? ip - 1 : n;
+    FT_CHECK(K->hess_to_tri(q, ip, n, dA, ld, g->dSub, cG, sG));
+    FT_CHECK(K->lasr(q, 'F', ng + 1, nc, cG, sG, g->dCS, m));
+    if (g->qrf) {
+        double *h = malloc((size_t)(4 * m) * sizeof(double));
+        if (!h) return FT_ERR_ALLOC;
+        int st = be->get_matrix(q, m, 4, g->dRot, m, h, m);
+        if (!st) st = be->sync(q);
+        if (!st) st = qrf_add(g->qrf, i, m - 1, ng, h, h + m, h + 2 * m, h + 3 * m);
+        free(h);
+        FT_CHECK(st);
+    }
+    return be->sync(q);
+}
+
+int qr_refactor(qr_t *g, int64_t P)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, n = g->n, ld = g->ldda, i0 = P * g->nb, nc = QR_NCS * g->ncb;
+    const double t0 = ft_wtime();
+    int ok;
+    g->nrefactor++;
+    FT_CHECK(be->sync(g->qs));
+    FT_CHECK(source_columns(g, i0, n - i0, g->dA + i0 * ld, ld, &ok));
+    if (!ok) {
+        g->not_recovered = 1;
+        return FT_SUCCESS;
+    }
+    FT_CHECK(be->copy_matrix(g->qm, m, nc, g->dCS0, m, g->dCS, m));
+    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, n - i0, g->dA + i0 * ld, ld, g->dWb,
+                                 g->nb));
+    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, nc, g->dCS, m, g->dWc, g->nb));
+    FT_CHECK(be->sync(g->qm));
+    ft_report_t *r = g->rep;
+    if (r->refactor_col < 0 || i0 < r->refactor_col) r->refactor_col = i0;
+    const double mi = (double)(m - i0), ni = (double)(n - i0), kk = mi < ni ? mi : ni;
+    r->refactor_flops += 4.0 * (double)m * (double)i0 * ni +
+                         (2.0 * mi * ni * kk - (mi + ni) * kk * kk + 2.0 * kk * kk * kk / 3.0);
+    r->recovery |= 2;
+    ft_log(g->ctx, 1, "dgeqrf: re-factorization from column %lld (panel %lld)", (long long)i0,
+           (long long)P);
+    g->trec += ft_wtime() - t0;
+    return FT_SUCCESS;
+}
