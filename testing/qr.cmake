@@ -57,3 +57,10 @@ set_tests_properties(test_dgeqrf_inject_q_cpu PROPERTIES LABELS cpu TIMEOUT 300 
 add_test(NAME test_dgeqrf_inject_q_gpu COMMAND test_dgeqrf_inject cuda q)
 set_tests_properties(test_dgeqrf_inject_q_gpu PROPERTIES LABELS gpu TIMEOUT 300 WILL_FAIL TRUE
                      SKIP_RETURN_CODE 77)
+
+# ft_dgels against LAPACK dgels, with recovered errors (issue 8 (c))
+ftla_test_target(test_dgels)
+add_test(NAME test_dgels_cpu COMMAND test_dgels cpu)
+set_tests_properties(test_dgels_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME test_dgels_gpu COMMAND test_dgels cuda)
+set_tests_properties(test_dgels_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
