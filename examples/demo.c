@@ -11,8 +11,9 @@
  *         before every panel (policy.verify_every = 1): corrected in place before the panel
  *         consumes it;
  *      c. the same as b without online checks (verify_every = 0): the panel consumes the error,
- *         it spreads over many rows; detected and located in the injected column but not
- *         recovered (FT_ERR_NOT_RECOVERED, recovery is later work). Shown, not required.
+ *         it spreads over many rows; detected, located in the injected column and recovered
+ *         by re-factorization from the first panel it reached (docs/recovery.md): status 0,
+ *         LAPACK's layout, the same ratios. Required.
  *    a and b print the injection, the report and the LAPACK dqrt01 ratios
  *    ||A - QR||_1 / (max(m,n) ||A||_1 eps) and ||I - Q^T Q||_1 / (m eps) (Q from LAPACKE_dorgqr).
  *
@@ -183,6 +184,13 @@ static const char *qr_run(ft_context_t *ctx, const char *title, int m, int n, co
             if (ev->step < npanels) printf(" before panel step %lld", (long long)ev->step);
             printf("): %.17g -> %.17g\n", ev->before, ev->after);
             break;
+        case FT_EVENT_RECOVERED:
+            lj = ev->col;
+            printf("  recovered: column %lld (%s check): the error was consumed by a panel and "
+                   "spread over many rows; recovered by %s\n", (long long)ev->col,
+                   ev->step >= npanels ? "final" : "online",
+                   ev->before == 1.0 ? "QR update" : "re-factorization from its panel");
+            break;
         case FT_EVENT_LOCATED:
             lj = ev->col;
             printf("  located  : column %lld (%s check): the error was consumed by a panel and "
@@ -218,9 +226,16 @@ static const char *qr_run(ft_context_t *ctx, const char *title, int m, int n, co
         else if (rep.injected != 1 || fi < 0) why = "the fault was not injected";
         else if (rep.detected < 1) why = "the fault was not detected";
         else if (rep.corrected != rep.injected || rep.uncorrectable != 0) why = "not corrected";
-        else if (ci != fi || cj != fj) why = "the correction is not where the fault was injected";
+        else if (must_correct == 2 && (rep.recovered != 1 || lj != fj))
+            why = "not recovered at the injected column";
+        else if (must_correct == 1 && (ci != fi || cj != fj))
+            why = "the correction is not where the fault was injected";
         else if (!(res[0] < RATIO_MAX && res[1] < RATIO_MAX)) why = "the factorization is not accurate";
-        if (!why)
+        if (!why && must_correct == 2)
+            printf("  verdict  : detected, located in column %lld and recovered (report: "
+                   "refactor from column %lld, %.3f s)\n", (long long)fj,
+                   (long long)rep.refactor_col, rep.time_recovery);
+        else if (!why)
             printf("  verdict  : detected, located and corrected in place at A(%lld,%lld)\n",
                    (long long)fi, (long long)fj);
         else
@@ -268,11 +283,12 @@ static const char *qr_part(ft_context_t *ctx, int m, int n, uint64_t seed)
     const char *why2 = qr_run(ctx, "b. bit flip in the trailing matrix before panel step 3, "
                               "online checks before every panel (verify_every = 1):",
                               m, n, A, FT_REGION_TRAILING, 3, 1, nb, np, 1);
-    qr_run(ctx, "c. (shown, not required) a bit flip in the trailing matrix before panel step 3 "
-           "without online checks (verify_every = 0): a panel consumes it, it propagates:",
-           m, n, A, FT_REGION_TRAILING, 3, 0, nb, np, 0);
+    const char *why3 = qr_run(ctx, "c. bit flip in the trailing matrix before panel step 3 "
+                              "without online checks (verify_every = 0): a panel consumes it, it "
+                              "propagates, and is recovered:",
+                              m, n, A, FT_REGION_TRAILING, 3, 0, nb, np, 2);
     free(A);
-    return why ? why : why2;
+    return why ? why : why2 ? why2 : why3;
 }
 
 int main(int argc, char **argv)
