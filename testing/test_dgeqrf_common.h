@@ -13,32 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * dqrt01 ratios of AF/tau (LAPACK layout of the QR of the m x n A):
- *   res[0] = ||R - Q^T A||_1 / (max(m,n) ||A||_1 eps), R = the upper trapezoid of AF
- *            (equivalently ||A - Q R||_1, Q orthogonal),
- *   res[1] = ||I - Q^T Q||_1 / (m eps),
- * Q (m x m) formed with LAPACKE_dorgqr. NaN when the factorization holds NaN, or when
- * LAPACKE_dorgqr refuses the vectors or tau (its NaN check): Q is then not formed at all.
- */
-static inline void qr_ratios(int64_t m, int64_t n, const double *A, int64_t lda, const double *AF,
-                      int64_t ldaf, const double *tau, double res[2])
+/* The dqrt01 ratios from an explicit m x m Q: ||R - Q^T A||_1 / (max(m,n) ||A||_1 eps) and
+ * ||I - Q^T Q||_1 / (m eps), R the upper triangle of AF. */
+static inline void qr_ratios_q(int64_t m, int64_t n, const double *A, int64_t lda,
+                               const double *AF, int64_t ldaf, const double *Q, double res[2])
 {
     const double eps = tu_eps();
-    const int64_t k = m < n ? m : n;
-    res[0] = res[1] = 0.0;
-    if (m == 0 || n == 0) return;
-    double *Q = tu_malloc(m * m), *R = tu_malloc(m * n), *Id = tu_malloc(m * m);
-    for (int64_t j = 0; j < m; j++)
-        for (int64_t i = 0; i < m; i++) Q[TU_IX(i, j, m)] = j < k && i > j ? AF[TU_IX(i, j, ldaf)] : 0.0;
-    if (k > 0 && LAPACKE_dorgqr(LAPACK_COL_MAJOR, (int)m, (int)m, (int)k, Q, (int)m, tau) != 0) {
-        res[0] = res[1] = NAN;
-        free(Q);
-        free(R);
-        free(Id);
-        return;
-    }
-    /* R - Q^T A */
+    double *R = tu_malloc(m * n), *Id = tu_malloc(m * m);
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) R[TU_IX(i, j, m)] = i <= j ? AF[TU_IX(i, j, ldaf)] : 0.0;
     cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)m, -1.0, Q, (int)m,
@@ -47,7 +28,6 @@ static inline void qr_ratios(int64_t m, int64_t n, const double *A, int64_t lda,
     double rn = tu_dlange('1', m, n, R, m);
     res[0] = anorm > 0 ? rn / ((double)(m > n ? m : n) * anorm * eps) : (rn > 0 ? INFINITY : 0.0);
     if (isnan(rn)) res[0] = NAN;
-    /* I - Q^T Q */
     for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < m; i++) Id[TU_IX(i, j, m)] = i == j ? 1.0 : 0.0;
     cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, (int)m, (int)m, -1.0, Q, (int)m, 1.0, Id,
@@ -55,47 +35,44 @@ static inline void qr_ratios(int64_t m, int64_t n, const double *A, int64_t lda,
     for (int64_t j = 0; j < m; j++) /* symmetric: mirror for the 1-norm */
         for (int64_t i = j + 1; i < m; i++) Id[TU_IX(i, j, m)] = Id[TU_IX(j, i, m)];
     res[1] = tu_dlange('1', m, m, Id, m) / ((double)m * eps);
-    free(Q);
     free(R);
     free(Id);
 }
 
-/* qr_ratios for an FT factor: Q formed by ft_dormqr (Q I) with the factor's rotations. */
+/* LAPACK dqrt01's ratios of the LAPACK-layout factor (Q from LAPACKE_dorgqr). */
+static inline void qr_ratios(int64_t m, int64_t n, const double *A, int64_t lda, const double *AF,
+                             int64_t ldaf, const double *tau, double res[2])
+{
+    const int64_t k = m < n ? m : n;
+    res[0] = res[1] = 0.0;
+    if (m == 0 || n == 0) return;
+    double *Q = tu_malloc(m * m);
+    for (int64_t j = 0; j < m; j++)
+        for (int64_t i = 0; i < m; i++)
+            Q[TU_IX(i, j, m)] = j < k && i > j ? AF[TU_IX(i, j, ldaf)] : 0.0;
+    if (k > 0 && LAPACKE_dorgqr(LAPACK_COL_MAJOR, (int)m, (int)m, (int)k, Q, (int)m, tau) != 0)
+        res[0] = res[1] = NAN;
+    else qr_ratios_q(m, n, A, lda, AF, ldaf, Q, res);
+    free(Q);
+}
+
+/* The same for an FT factor: Q formed by ft_dormqr (Q I) with the factor's rotations. */
 static inline void qr_ratios_ft(int64_t m, int64_t n, const double *A, int64_t lda,
                                 const double *AF, int64_t ldaf, const double *tau,
                                 const ft_qrf_t *F, double res[2])
 {
-    const double eps = tu_eps();
     const int64_t k = m < n ? m : n;
     res[0] = res[1] = 0.0;
     if (m == 0 || n == 0) return;
-    double *Q = tu_malloc(m * m), *R = tu_malloc(m * n), *Id = tu_malloc(m * m);
+    double *Q = tu_malloc(m * m);
     for (int64_t j = 0; j < m; j++)
         for (int64_t i = 0; i < m; i++) Q[TU_IX(i, j, m)] = i == j ? 1.0 : 0.0;
     ft_int info;
     if (ft_dormqr('L', 'N', (ft_int)m, (ft_int)m, (ft_int)k, AF, (ft_int)ldaf, tau, F, Q,
-                  (ft_int)m, &info) != 0) {
+                  (ft_int)m, &info) != 0)
         res[0] = res[1] = NAN;
-    } else {
-        for (int64_t j = 0; j < n; j++)
-            for (int64_t i = 0; i < m; i++)
-                R[TU_IX(i, j, m)] = i <= j ? AF[TU_IX(i, j, ldaf)] : 0.0;
-        cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, (int)m, (int)n, (int)m, -1.0, Q,
-                    (int)m, A, (int)lda, 1.0, R, (int)m);
-        double anorm = tu_dlange('1', m, n, A, lda), rn = tu_dlange('1', m, n, R, m);
-        res[0] = anorm > 0 ? rn / ((double)(m > n ? m : n) * anorm * eps) : (rn > 0 ? INFINITY : 0.0);
-        if (isnan(rn)) res[0] = NAN;
-        for (int64_t j = 0; j < m; j++)
-            for (int64_t i = 0; i < m; i++) Id[TU_IX(i, j, m)] = i == j ? 1.0 : 0.0;
-        cblas_dsyrk(CblasColMajor, CblasUpper, CblasTrans, (int)m, (int)m, -1.0, Q, (int)m, 1.0,
-                    Id, (int)m);
-        for (int64_t j = 0; j < m; j++)
-            for (int64_t i = j + 1; i < m; i++) Id[TU_IX(i, j, m)] = Id[TU_IX(j, i, m)];
-        res[1] = tu_dlange('1', m, m, Id, m) / ((double)m * eps);
-    }
+    else qr_ratios_q(m, n, A, lda, AF, ldaf, Q, res);
     free(Q);
-    free(R);
-    free(Id);
 }
 
 /* Test matrix types. */
