@@ -328,6 +328,8 @@ static void shape(tu_rng_t *rng, int64_t m, int64_t n)
         expect_located(A, m, n, fault(FT_REGION_TRAILING, p, m - 1, i, 58, 0));
         expect_located(A, m, n, fault(FT_REGION_TRAILING, p, i, n - 1, -1, 0.25));
         expect_located(A, m, n, fault(FT_REGION_TRAILING, p, -1, -1, -1, -2.0));
+        /* far above ||A||: the QR update must not keep the error's rounding in R */
+        expect_located(A, m, n, fault(FT_REGION_TRAILING, p, tr, tc, -1, 3e12));
         expect_corrected(A, m, n, 1, fault(FT_REGION_TRAILING, p, tr, tc, 55, 0));
         expect_corrected(A, m, n, 1, fault(FT_REGION_TRAILING, p, m - 1, i, 62, 0));
         expect_corrected(A, m, n, 1, fault(FT_REGION_TRAILING, p, i, n - 1, -1, 0.25));

@@ -61,9 +61,10 @@ typedef struct {
     /* work memory */
     double *dCS, *dEW, *dX, *dV[2], *dT, *dWa, *dWb, *dWc, *dN1, *dMx;
     /* dT: the T factors of every panel (np x nb x nb; panel p at dT + p nb nb). Recovery:
-     * dI the nb x nb identity, dCS0 the checksums of the original A, dY and dSub m each,
+     * dI the nb x nb identity, dCS0 the checksums of the original A, dY (w), dZ (Q~^T a_j)
+     * and dSub m each,
      * dRot 4 m (c, s of J; c, s of G) */
-    double *dI, *dCS0, *dY, *dSub, *dRot;
+    double *dI, *dCS0, *dY, *dZ, *dSub, *dRot;
     /* host (pinned) memory */
     double *hP, *hV, *hT, *hwork, *hEW, *hN, *hC, *hX, *hrow, *hcol, *hcol0;
     int64_t *hJ; /* m: column pointed to by each failing row */

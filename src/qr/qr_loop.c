@@ -36,7 +36,7 @@ int64_t qr_auto_nb(int64_t n)
 
 /* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3B, dX m x 3B,
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
- * dI nb x nb, dCS0 m x 3B, dY m, dSub m, dRot 4m. */
+ * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
@@ -79,6 +79,7 @@ int qr_setup(qr_t *g)
     g->dI = w, w += nb * nb;
     g->dCS0 = w, w += QR_NCS * B * m;
     g->dY = w, w += m;
+    g->dZ = w, w += m;
     g->dSub = w, w += m;
     g->dRot = w, w += 4 * m;
     g->lhwork = nb * 64;

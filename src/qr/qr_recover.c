@@ -7,7 +7,8 @@
  * how the original column is itself checked (qr_checks.c). Two ways back:
  *   - QR update (Algorithm 1): zero w bottom-up with rotations J, apply them to S (upper
  *     Hessenberg in its first i columns; the subdiagonal in dSub), add the rotated w(0) to
- *     S(0, j), reduce to triangular top-down with G; the checksum columns take the same
+ *     S(0, j) — formed as column j := J^T z with z = Q~^T a_j, free of the error's rounding —
+ *     reduce to triangular top-down with G; the checksum columns take the same
  *     rotations, so the next check verifies the recovery itself. Q = Q~ J G: the rotations go
  *     to the FT factor (qrf.h).
  *   - re-factorization from the first panel the error reached: restore the columns from there
@@ -173,6 +174,10 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok)
         FT_CHECK(be->set_matrix(g->qm, m, 1, g->hcol, m, g->dY, m));
     }
     FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p0, pd, 1, g->dY, m, g->dWa, g->nb));
+    /* z = Q~^T a_j, kept: the recovered column is written from z itself, never as S(:, j) + w
+     * (S(:, j) holds the error; for an error far above ||A|| the sum would keep its rounding,
+     * u |e|, and the checks after the recovery would fail) */
+    FT_CHECK(be->copy_matrix(g->qm, m, 1, g->dY, m, g->dZ, m));
     /* the data rows of column j: 0..j when finished (below: its Householder vector), all
      * when it is still a trailing column; w -= S(rows, j) as a product with the scalar 1 */
     const int64_t rows = j < i ? j + 1 : m;
@@ -184,7 +189,8 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok)
 int qr_recovery_replace(qr_t *g, int64_t j)
 {
     const int64_t m = g->m, ld = g->ldda;
-    FT_CHECK(g->be->dgemv(g->qm, 'N', m, 1, 1.0, g->dY, m, g->dI, 1.0, g->dA + j * ld));
+    /* S(:, j) + w = z: a trailing column is Q~^T a_j in all its rows */
+    FT_CHECK(g->be->copy_matrix(g->qm, m, 1, g->dZ, m, g->dA + j * ld, ld));
     return g->be->sync(g->qm);
 }
 
@@ -207,8 +213,13 @@ int qr_recovery_update(qr_t *g, int64_t i, int64_t j)
      * Hessenberg, its subdiagonal in dSub (Algorithm 1: k1 = J^T w, k2 = J^T R~) */
     FT_CHECK(K->zero_to_hess(q, ip, n, g->dY, dA, ld, g->dSub, cJ, sJ));
     FT_CHECK(K->lasr(q, 'B', ip, nc, cJ, sJ, g->dCS, m));
-    /* H^ = k2 + k1 e_j^T: k1 = +-||w|| e_1 */
-    FT_CHECK(be->dgemv(q, 'N', 1, 1, 1.0, g->dY, 1, g->dI, 1.0, dA + j * ld));
+    /* H^ = k2 + k1 e_j^T, k1 = +-||w|| e_1: column j of H^ is J^T (R~_j + w) = J^T z, formed
+     * from z (the same rotations) rather than as k2_j + k1, which would keep the rounding of the
+     * error in R~_j; its rows below j + 1 are zero up to rounding and not stored */
+    if (m - 1 > i) FT_CHECK(K->lasr(q, 'B', m - i, 1, cJ + i, sJ + i, g->dZ + i, m));
+    FT_CHECK(K->lasr(q, 'B', ip, 1, cJ, sJ, g->dZ, m));
+    FT_CHECK(be->copy_matrix(q, j + 1, 1, g->dZ, m, dA + j * ld, ld));
+    FT_CHECK(be->copy_matrix(q, 1, 1, g->dZ + j + 1, 1, g->dSub + j, 1)); /* j < i < ip */
     /* G: H^ to triangular, top-down */
     const int64_t ng = ip - 1 < n ? ip - 1 : n;
     FT_CHECK(K->hess_to_tri(q, ip, n, dA, ld, g->dSub, cG, sG));
