@@ -41,14 +41,25 @@ int main(int argc, char **argv)
     if (ft_context_create(&ctx, FT_DEVICE_CUDA)) bench_die("context");
     ft_queue_t *q = NULL;
     if (be->queue_create(ctx, NULL, &q)) bench_die("queue");
-    const givens_kernels_t *K[2] = {givens_kernels_cuda_plain(), givens_kernels_cuda_fused()};
-    printf("# task n method runs median_s min_s max_s GB/s ratio_plain_over_fused maxdiff\n");
+    /* plain, the two-launch fused steps (the default cuda-fused), the persistent kernel */
+    const givens_kernels_t *K[3] = {givens_kernels_cuda_plain(), givens_kernels_cuda_steps(),
+                                    givens_kernels_cuda_persistent()};
+    enum { NK = 3 };
+    printf("# GB/s = bytes of one read and one write of the upper triangle (16 n(n+1)/2) / median;"
+           " copy = device-to-device copy of an n x n matrix in the same run (the HBM reference)\n");
+    printf("# task n method runs median_s min_s max_s GB/s pct_of_copy ratio_plain_over_this "
+           "maxdiff_vs_plain\n");
     for (int in = 0; in < nN; in++) {
         const int64_t n = N[in], ld = n;
         const size_t nn = (size_t)n * (size_t)n;
         double *hR = bench_malloc(nn * sizeof(double)), *hx = bench_malloc((size_t)n * sizeof(double));
         bench_fill(hR, nn, 7 + (uint64_t)n);
         bench_fill(hx, (size_t)n, 11 + (uint64_t)n);
+        /* a well-conditioned R (diagonal 2 + sqrt(n), as test_givens): on a random triangular
+         * matrix the forward error grows like its condition number, ~2^n, and two correct
+         * implementations that round differently (the persistent kernel's dlartg uses rsqrt)
+         * would differ in the maxdiff column by O(1) */
+        for (int64_t j = 0; j < n; j++) hR[j + j * n] += 2.0 + sqrt((double)n);
         double *dR0 = dev_alloc(be, nn), *dR = dev_alloc(be, nn), *dx0 = dev_alloc(be, n),
                *dx = dev_alloc(be, n), *dsub0 = dev_alloc(be, n), *dsub = dev_alloc(be, n),
                *dc = dev_alloc(be, n), *ds = dev_alloc(be, n), *dH = dev_alloc(be, nn);
@@ -59,11 +70,24 @@ int main(int argc, char **argv)
         be->copy_matrix(q, n, 1, dx0, n, dx, n);
         if (K[1]->zero_to_hess(q, n, n, dx, dH, ld, dsub0, dc, ds)) bench_die("z2h");
         be->sync(q);
-        double *out[2];
+        /* the HBM reference: n x n device-to-device copies (read + write 16 n^2 bytes) */
+        double tc[1024];
+        for (int r = -1; r < runs; r++) {
+            be->sync(q);
+            const double t0 = bench_now();
+            be->copy_matrix(q, n, n, dR0, ld, dR, ld);
+            if (be->sync(q)) bench_die("copy");
+            if (r >= 0) tc[r] = bench_now() - t0;
+        }
+        const bench_stats_t sc = bench_stats(tc, runs);
+        const double copy_gbs = 16.0 * (double)n * (double)n / sc.med / 1e9;
+        printf("copy %lld d2d %d %.6f %.6f %.6f %.1f 100.0 - -\n", (long long)n, runs, sc.med,
+               sc.min, sc.max, copy_gbs);
+        double *out[NK];
         for (int task = 0; task < 2; task++) {
-            double t[2][1024];
+            double t[NK][1024];
             for (int r = -1; r < runs; r++)
-                for (int k = 0; k < 2; k++) {
+                for (int k = 0; k < NK; k++) {
                     be->copy_matrix(q, n, n, task ? dH : dR0, ld, dR, ld);
                     be->copy_matrix(q, n, 1, task ? dsub0 : dx0, n, task ? dsub : dx, n);
                     be->sync(q);
@@ -78,17 +102,21 @@ int main(int argc, char **argv)
                         be->sync(q);
                     }
                 }
-            double diff = 0, mx = bench_absmax(out[1], nn);
-            for (int64_t j = 0; j < n; j++)
-                for (int64_t i = 0; i <= j; i++)
-                    diff = fmax(diff, fabs(out[0][i + j * n] - out[1][i + j * n]));
+            const double mx = bench_absmax(out[0], nn);
             const double bytes = 16.0 * (double)n * (double)(n + 1) / 2;
-            bench_stats_t s[2] = {bench_stats(t[0], runs), bench_stats(t[1], runs)};
-            for (int k = 0; k < 2; k++)
-                printf("%s %lld %s %d %.6f %.6f %.6f %.1f %.2f %.2e\n", task ? "h2t" : "z2h",
-                       (long long)n, K[k]->name, runs, s[k].med, s[k].min, s[k].max,
-                       bytes / s[k].med / 1e9, s[0].med / s[1].med, diff / mx);
-            free(out[0]), free(out[1]);
+            bench_stats_t s[NK];
+            for (int k = 0; k < NK; k++) s[k] = bench_stats(t[k], runs);
+            for (int k = 0; k < NK; k++) {
+                double diff = 0;
+                for (int64_t j = 0; j < n; j++)
+                    for (int64_t i = 0; i <= j; i++)
+                        diff = fmax(diff, fabs(out[0][i + j * n] - out[k][i + j * n]));
+                const double gbs = bytes / s[k].med / 1e9;
+                printf("%s %lld %s %d %.6f %.6f %.6f %.1f %.1f %.2f %.2e\n", task ? "h2t" : "z2h",
+                       (long long)n, K[k]->name, runs, s[k].med, s[k].min, s[k].max, gbs,
+                       100.0 * gbs / copy_gbs, s[0].med / s[k].med, diff / mx);
+            }
+            for (int k = 0; k < NK; k++) free(out[k]);
         }
         be->free(dR0), be->free(dR), be->free(dx0), be->free(dx), be->free(dsub0);
         be->free(dsub), be->free(dc), be->free(ds), be->free(dH);

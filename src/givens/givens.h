@@ -108,5 +108,11 @@ const givens_kernels_t *givens_kernels_host(void);
 /* NULL in builds without CUDA. */
 const givens_kernels_t *givens_kernels_cuda_plain(void);
 const givens_kernels_t *givens_kernels_cuda_fused(void);
+/* the fused kernels with hess_to_tri as one diagonal and one apply launch per block of 64
+ * rotations (what cuda-fused falls back to where the persistent kernel cannot run) */
+const givens_kernels_t *givens_kernels_cuda_steps(void);
+/* hess_to_tri as one persistent cooperative launch (leader block + worker blocks; falls back to
+ * the steps where it cannot run); cuda-fused uses it when FTLA_GIVENS_PERSISTENT=1 */
+const givens_kernels_t *givens_kernels_cuda_persistent(void);
 
 #endif

@@ -20,6 +20,9 @@
  */
 #include "backend/cuda/cuda_internal.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 extern "C" {
 #include "givens/givens.h"
 }
@@ -219,6 +222,373 @@ __global__ void tail_z(int64_t plo, int64_t phi, double *x, double *c, double *s
     x[plo] = acc;
 }
 
+
+/* ---- persistent Hessenberg -> triangular (one cooperative launch) ----------------------------
+ * The two-launch step above pays a launch and a serial diagonal kernel per 64 rotations, and
+ * the steps are dependent: 57 us per step on the H100, 5 % of HBM (docs/givens.md). Here one
+ * launch runs the whole reduction:
+ *   - the leader (block 0, 8 warps) walks down the diagonal. Warp 0 generates the rotations of
+ *     block k (64) in panel k's diagonal block held in shared memory, two columns per lane; the
+ *     diagonal entry the next rotation needs is formed by every lane from the two values of the
+ *     next column (f' = c h - s x), so the chain per rotation is dlartg plus two flops. Warp 1
+ *     applies the same rotations, a few behind, to panel k+1 (the look-ahead) after catching it
+ *     up with block k-1, so panel k+1's diagonal block is ready when warp 0 finishes. Warps 2-7
+ *     store finished rows, publish each block to the workers, and prefetch (cp.async) the
+ *     original rows the next two steps need.
+ *   - the workers (all other blocks) apply block b to the panels q >= b + 3 (and to every panel
+ *     right of the diagonal part of a wide matrix) as soon as the leader publishes it, nearest
+ *     panel first, and flag panel q when it has blocks 0 .. q-3, which warp 1 waits for before
+ *     its catch-up. The leader never waits on a worker for more than one row.
+ * Memory: every element of the upper triangle is read and written once per block of 64 rows,
+ * as in the two-launch version; the serial dlartg chain is the only critical path.
+ * Synchronization: release = __syncthreads + __threadfence + volatile flag store; acquire =
+ * volatile flag load + __threadfence, data read through L2 (__ldcg / cp.async). All blocks are
+ * resident (cooperative launch), so the spin-waits cannot deadlock. */
+namespace h2tp {
+
+constexpr int PNB = 64, NT = 256, LDL = 2 * PNB + 1, LDD = PNB + 1, MAXG = 4;
+constexpr size_t LEADER_DBL = 2 * PNB * LDL + 2 * PNB * LDD + 4 * PNB;
+constexpr size_t WORKER_DBL = MAXG * PNB * LDD + 2 * PNB;
+constexpr size_t SMEM = (LEADER_DBL > WORKER_DBL ? LEADER_DBL : WORKER_DBL) * sizeof(double);
+
+struct Args {
+    int64_t m, n, ns, ldr;
+    int Pd, Pall; /* panels with rotations (ceil(ns / 64)), all panels (ceil(n / 64)) */
+    double *R, *sub, *c, *s;
+    int *sync; /* [0]: blocks published; [1 + q]: panel q has blocks 0 .. q-3 */
+    /* diagnostics (FTLA_H2T_PROFILE set): cycle counts per role, printed after the call */
+    long long *prof;
+};
+#define PROF_ADD(i, t0)                                                                          \
+    do {                                                                                          \
+        if (a.prof) atomicAdd((unsigned long long *)&a.prof[i], (unsigned long long)(clock64() - (t0))); \
+    } while (0)
+
+__device__ __forceinline__ int vload(const int *p) { return *(const volatile int *)p; }
+__device__ __forceinline__ void vstore(int *p, int v) { *(volatile int *)p = v; }
+
+__device__ __forceinline__ void cp8(double *dst, const double *src)
+{
+    const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_wait()
+{
+    asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
+}
+
+/* dlartg for the inner loop: the unscaled branch without divisions (one reciprocal square
+ * root); the scaled cases (outside [rtmin, rtmax], zeros) through givens_lartg. */
+__device__ __forceinline__ void lartg_fast(double f, double g, double &c, double &s, double &r)
+{
+    const double rtmin = 1.4916681462400413e-154, rtmax = 4.7403759540545887e+153;
+    const double f1 = fabs(f), g1 = fabs(g);
+    if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
+        const double d2 = fma(f, f, g * g), ri = rsqrt(d2), sr = copysign(ri, f);
+        c = f1 * ri;
+        s = g * sr;
+        r = d2 * sr;
+    } else {
+        givens_lartg(f, g, &c, &s, &r);
+    }
+}
+
+/* H(r, j) as stored: the upper part of R, the subdiagonal in sub, zero below */
+__device__ __forceinline__ double hval(const Args &a, int64_t r, int64_t j)
+{
+    if (j >= a.n || r >= a.m) return 0.0;
+    if (r <= j) return __ldcg(a.R + r + j * a.ldr);
+    if (r == j + 1 && j < a.ns) return __ldcg(a.sub + j);
+    return 0.0;
+}
+
+/* rows r0 + rr (rr in [lo, hi]) of panel q's 64 columns into buf (column stride ld, row rr at
+ * buf[t * ld + rr - base]); threads [t0, t0 + nt) of the block */
+__device__ void prefetch(const Args &a, double *buf, int ld, int base, int64_t r0, int lo, int hi,
+                         int q, int t0, int nt)
+{
+    const int rows = hi - lo + 1;
+    for (int idx = threadIdx.x - t0; idx < PNB * rows; idx += nt) {
+        const int t = idx / rows, rr = lo + idx % rows;
+        const int64_t r = r0 + rr, j = (int64_t)q * PNB + t;
+        double *d = buf + t * ld + rr - base;
+        if (j < a.n && r < a.m && r <= j) cp8(d, a.R + r + j * a.ldr);
+        else *d = hval(a, r, j);
+    }
+}
+
+__device__ void leader(const Args &a, double *sm)
+{
+    /* buffer x of each pair at base + x * size (no local arrays: they would live in memory) */
+#define bufL(x) (sm + (x) * (PNB * LDL))
+#define bufD(x) (sm + 2 * PNB * LDL + (x) * (PNB * LDD))
+    double *rot = sm + 2 * PNB * LDL + 2 * PNB * LDD; /* block b: c at rot + (b&1) 2 NB, s + NB */
+    const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
+    const int Pd = a.Pd;
+
+    /* prologue: panel 0's diagonal block, rows 0 .. 64 of panel 1 (its look-ahead rows) */
+    prefetch(a, bufD(0), LDD, 0, 0, 0, PNB, 0, 0, NT);
+    if (Pd > 1) prefetch(a, bufL(1), LDL, -PNB, 0, 0, PNB, 1, 0, NT);
+    cp_wait();
+    __syncthreads();
+
+    const long long tl0 = clock64();
+    for (int k = 0; k < Pd; k++) {
+        long long tp = clock64();
+        const int64_t p0 = (int64_t)k * PNB;
+        const int nr = (int)(a.ns - p0 < PNB ? a.ns - p0 : PNB);
+        const int ncol = (int)(a.n - p0 < PNB ? a.n - p0 : PNB);
+        const bool hasL = k + 1 < Pd;
+        double *D = bufD(k & 1), *L = bufL((k + 1) & 1);
+        double *rc = rot + (k & 1) * 2 * PNB, *rp = rot + ((k + 1) & 1) * 2 * PNB;
+        if (warp == 0) {
+            /* generate block k; lane owns columns lane and lane + 32 */
+            double c, s, r;
+            lartg_fast(D[0], D[1], c, s, r);
+            for (int p = 0; p < nr; p++) {
+                double cn = 0.0, sn = 0.0, rn = 0.0;
+                double h1 = 0.0, x1 = 0.0, g1 = 0.0;
+                if (p + 1 < nr) { /* column p+1 after rotation p-1 */
+                    h1 = D[(p + 1) * LDD + p + 1];
+                    x1 = D[(p + 1) * LDD + p];
+                    g1 = D[(p + 1) * LDD + p + 2];
+                }
+                __syncwarp(); /* read before column p+1's owner writes it below */
+                if (p + 1 < nr) lartg_fast(c * h1 - s * x1, g1, cn, sn, rn); /* f' = c h - s x */
+                if (lane == 0) {
+                    rc[p] = c;
+                    rc[PNB + p] = s;
+                    a.c[p0 + p] = c;
+                    a.s[p0 + p] = s;
+                }
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    const int t = lane + 32 * h;
+                    double *col = D + t * LDD;
+                    if (t > p && t < ncol) {
+                        const double x = col[p], y = col[p + 1];
+                        col[p] = s * y + c * x;
+                        col[p + 1] = c * y - s * x;
+                    } else if (t == p) {
+                        col[p] = r;
+                        col[p + 1] = 0.0;
+                    }
+                }
+                /* rotations 8c .. 8c+7 to warp 1: named barrier 3 + c, one arrive and one sync
+                 * per step each (warp 1 may be late without holding warp 0 up) */
+                if (hasL && (p & 7) == 7) asm volatile("bar.arrive %0, 64;\n" ::"r"(3 + (p >> 3)) : "memory");
+                __syncwarp();
+                c = cn;
+                s = sn;
+                r = rn;
+            }
+            if (lane == 0) PROF_ADD(0, tp);
+        } else if (warp == 1) {
+            if (hasL) {
+                const int64_t jq = (int64_t)(k + 1) * PNB;
+                if (k >= 1) {
+                    /* catch panel k+1 up with block k-1: its row (k-1) NB from the workers */
+                    if (k + 1 >= 3) {
+                        if (lane == 0)
+                            while (vload(a.sync + 1 + k + 1) == 0) {
+                            }
+                        __syncwarp();
+                        __threadfence();
+                    }
+                    if (lane == 0) PROF_ADD(2, tp);
+                    tp = clock64();
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        const int t = lane + 32 * h;
+                        if (jq + t < a.n) L[t * LDL] = __ldcg(a.R + (p0 - PNB) + (jq + t) * a.ldr);
+                    }
+                    double x[2];
+#pragma unroll
+                    for (int h = 0; h < 2; h++) x[h] = L[(lane + 32 * h) * LDL];
+                    for (int i = 0; i < PNB; i++) {
+                        const double ci = rp[i], si = rp[PNB + i];
+#pragma unroll
+                        for (int h = 0; h < 2; h++) {
+                            double *col = L + (lane + 32 * h) * LDL;
+                            const double y = col[i + 1];
+                            col[i] = si * y + ci * x[h];
+                            x[h] = ci * y - si * x[h];
+                        }
+                    }
+#pragma unroll
+                    for (int h = 0; h < 2; h++) L[(lane + 32 * h) * LDL + PNB] = x[h];
+                    if (lane == 0) PROF_ADD(3, tp);
+                    tp = clock64();
+                }
+                /* follow warp 0 through block k (full: k + 1 < Pd) */
+                double x[2];
+#pragma unroll
+                for (int h = 0; h < 2; h++) x[h] = L[(lane + 32 * h) * LDL + PNB];
+                for (int i = 0; i < PNB; i++) {
+                    if ((i & 7) == 0) asm volatile("bar.sync %0, 64;\n" ::"r"(3 + (i >> 3)) : "memory");
+                    const double ci = rc[i], si = rc[PNB + i];
+#pragma unroll
+                    for (int h = 0; h < 2; h++) {
+                        double *col = L + (lane + 32 * h) * LDL + PNB;
+                        const double y = col[i + 1];
+                        col[i] = si * y + ci * x[h];
+                        x[h] = ci * y - si * x[h];
+                    }
+                }
+                /* the carry is row 0 of panel k+1's diagonal block: after the helpers have
+                 * stored what that buffer held (named barrier 2) */
+                if (lane == 0) PROF_ADD(4, tp);
+                tp = clock64();
+                asm volatile("bar.sync 2, 224;\n" ::: "memory");
+                if (lane == 0) PROF_ADD(5, tp);
+#pragma unroll
+                for (int h = 0; h < 2; h++) {
+                    bufD((k + 1) & 1)[(lane + 32 * h) * LDD] = x[h];
+                    L[(lane + 32 * h) * LDL + 2 * PNB] = x[h];
+                }
+            }
+        } else {
+            const int ht = tid - 64, nh = NT - 64;
+            /* publish block k-1 (written by warp 0 before the barrier) */
+            if (k >= 1 && ht == 0) {
+                __threadfence();
+                vstore(a.sync, k);
+            }
+            /* store panel k-1's diagonal block and panel k's look-ahead rows */
+            if (k >= 1) {
+                const int64_t q0 = p0 - PNB;
+                const double *Dp = bufD((k - 1) & 1);
+                for (int idx = ht; idx < PNB * LDD; idx += nh) {
+                    const int t = idx / LDD, rr = idx % LDD;
+                    const int64_t j = q0 + t, r = q0 + rr;
+                    if (j < a.n && r < a.m && rr <= t) a.R[r + j * a.ldr] = Dp[t * LDD + rr];
+                }
+                if (ht < PNB && q0 + ht < a.ns) a.sub[q0 + ht] = 0.0;
+                const double *Lp = bufL(k & 1);
+                const int lo = k >= 2 ? 0 : PNB; /* rows (k-2) NB .. k NB - 1 */
+                for (int idx = ht; idx < PNB * (2 * PNB - lo); idx += nh) {
+                    const int t = idx / (2 * PNB - lo), rr = lo + idx % (2 * PNB - lo);
+                    const int64_t j = p0 + t;
+                    if (j < a.n) a.R[(p0 - 2 * PNB + rr) + j * a.ldr] = Lp[t * LDL + rr];
+                }
+            }
+            asm volatile("bar.sync 1, 192;\n" ::: "memory");
+            if (ht == 0) PROF_ADD(6, tp);
+            tp = clock64();
+            if (hasL) asm volatile("bar.arrive 2, 224;\n" ::: "memory");
+            /* prefetch: rows 1 .. 64 of panel k+1's diagonal block, rows k NB + 1 .. (k+2) NB
+             * of panel k+2 (untouched so far) */
+            if (hasL) prefetch(a, bufD((k + 1) & 1), LDD, 0, p0 + PNB, 1, PNB, k + 1, 64, nh);
+            if (k + 2 < Pd) prefetch(a, bufL(k & 1), LDL, 0, p0, 1, 2 * PNB, k + 2, 64, nh);
+            cp_wait();
+            if (ht == 0) PROF_ADD(7, tp);
+        }
+        tp = clock64();
+        __syncthreads();
+        if (tid == 0) PROF_ADD(1, tp);
+    }
+    if (tid == 0) PROF_ADD(8, tl0);
+    /* the last diagonal block, and the last block published */
+    {
+        const int K = Pd - 1;
+        const int64_t q0 = (int64_t)K * PNB;
+        const double *Dp = bufD(K & 1);
+        for (int idx = tid; idx < PNB * LDD; idx += NT) {
+            const int t = idx / LDD, rr = idx % LDD;
+            const int64_t j = q0 + t, r = q0 + rr;
+            if (j < a.n && r < a.m && rr <= t) a.R[r + j * a.ldr] = Dp[t * LDD + rr];
+        }
+        if (tid < PNB && q0 + tid < a.ns) a.sub[q0 + tid] = 0.0;
+        __syncthreads();
+        if (tid == 0) {
+            __threadfence();
+            vstore(a.sync, Pd);
+        }
+    }
+#undef bufL
+#undef bufD
+}
+
+__device__ void worker(const Args &a, double *sm)
+{
+    double *tile = sm, *rc = sm + MAXG * PNB * LDD;
+    const int tid = threadIdx.x, w = blockIdx.x - 1, nw = gridDim.x - 1;
+    const int pw = tid == 0 && (w == 0 || w == nw - 1) ? (w == 0 ? 9 : 11) : -1;
+    for (int b = 0; b < a.Pd; b++) {
+        /* the first owned panel that takes block b */
+        int q1 = b + 3 < a.Pd ? b + 3 : a.Pd;
+        int qf = w + ((q1 - w + nw - 1) / nw > 0 ? (q1 - w + nw - 1) / nw : 0) * nw;
+        if (qf < w) qf = w;
+        if (qf >= a.Pall) break; /* nothing for this block or any later one */
+        long long tw = clock64();
+        if (tid == 0)
+            while (vload(a.sync) <= b) {
+            }
+        if (pw >= 0) PROF_ADD(pw, tw);
+        tw = clock64();
+        __syncthreads();
+        __threadfence();
+        const int64_t r0 = (int64_t)b * PNB;
+        const int nrb = (int)(a.ns - r0 < PNB ? a.ns - r0 : PNB);
+        if (tid < nrb) {
+            rc[tid] = __ldcg(a.c + r0 + tid);
+            rc[PNB + tid] = __ldcg(a.s + r0 + tid);
+        }
+        for (int q = qf; q < a.Pall;) {
+            /* a group of up to MAXG owned panels: qg, qg + nw, ... */
+            const int qg = q;
+            int ng = 0;
+            for (; q < a.Pall && ng < MAXG; q += nw) ng++;
+#define qs(g) (qg + (g) * nw)
+            const int rows = nrb + 1;
+            for (int idx = tid; idx < ng * PNB * rows; idx += NT) {
+                const int gt = idx / rows, rr = idx % rows, g = gt / PNB, t = gt % PNB;
+                const int64_t j = (int64_t)qs(g) * PNB + t;
+                if (j < a.n) cp8(tile + gt * LDD + rr, a.R + r0 + rr + j * a.ldr);
+            }
+            cp_wait();
+            __syncthreads();
+            if (tid < ng * PNB && (int64_t)qs(tid / PNB) * PNB + tid % PNB < a.n) {
+                double *col = tile + tid * LDD, x = col[0];
+                for (int i = 0; i < nrb; i++) {
+                    const double y = col[i + 1], ci = rc[i], si = rc[PNB + i];
+                    col[i] = si * y + ci * x;
+                    x = ci * y - si * x;
+                }
+                col[nrb] = x;
+            }
+            __syncthreads();
+            for (int idx = tid; idx < ng * PNB * rows; idx += NT) {
+                const int gt = idx / rows, rr = idx % rows, g = gt / PNB, t = gt % PNB;
+                const int64_t j = (int64_t)qs(g) * PNB + t;
+                if (j < a.n) a.R[r0 + rr + j * a.ldr] = tile[gt * LDD + rr];
+            }
+            __syncthreads();
+            if (tid == 0) {
+                bool fence = false;
+                for (int g = 0; g < ng; g++)
+                    if (qs(g) < a.Pd && qs(g) - 3 == b) {
+                        if (!fence) __threadfence();
+                        fence = true;
+                        vstore(a.sync + 1 + qs(g), 1);
+                    }
+            }
+#undef qs
+        }
+        __syncthreads(); /* rc is reloaded for the next block */
+        if (pw >= 0) PROF_ADD(pw + 1, tw);
+    }
+}
+
+__global__ void __launch_bounds__(NT) h2t_persistent(Args a)
+{
+    extern __shared__ double sm[];
+    if (blockIdx.x == 0) leader(a, sm);
+    else worker(a, sm);
+}
+
+} /* namespace h2tp */
+
 int fused_smem_ready = 0;
 
 int fused_setup()
@@ -318,8 +688,93 @@ static int f_zero_to_hess(ft_queue_t *q, int64_t m, int64_t n, double *x, double
     return FT_SUCCESS;
 }
 
+/* The persistent version when the device can run it (cooperative launch, 200 KB of shared
+ * memory per block, two or more multiprocessors) and the problem has worker panels; *ran = 0
+ * otherwise. */
+static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int64_t ldr,
+                          double *sub, double *c, double *s, int *ran)
+{
+    using namespace h2tp;
+    *ran = 0;
+    const int64_t ns = m - 1 < n ? m - 1 : n;
+    if (ns < 4 * PNB) return FT_SUCCESS;
+    int dev, coop = 0, optin = 0, sms = 0, per = 0;
+    FTLA_CUDA_TRY(cudaGetDevice(&dev));
+    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    if (!coop || (size_t)optin < SMEM + 64 || sms < 2) return FT_SUCCESS;
+    FTLA_CUDA_TRY(cudaFuncSetAttribute(h2t_persistent, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       (int)SMEM));
+    FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, h2t_persistent, NT, SMEM));
+    Args a;
+    a.m = m, a.n = n, a.ns = ns, a.ldr = ldr, a.R = R, a.sub = sub, a.c = c, a.s = s;
+    a.Pd = (int)cdiv(ns, PNB);
+    a.Pall = (int)cdiv(n, PNB);
+    const int64_t grid = (int64_t)sms * per < 1 + (int64_t)a.Pall ? (int64_t)sms * per
+                                                                   : 1 + (int64_t)a.Pall;
+    if (grid < 2) return FT_SUCCESS;
+    const char *pe = getenv("FTLA_H2T_PROFILE");
+    a.prof = NULL;
+    if (pe) {
+        FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, 16 * sizeof(long long), st));
+        FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, 16 * sizeof(long long), st));
+    }
+    FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.sync, (size_t)(a.Pd + 1) * sizeof(int), st));
+    cudaError_t e = cudaMemsetAsync(a.sync, 0, (size_t)(a.Pd + 1) * sizeof(int), st);
+    if (e == cudaSuccess) {
+        void *args[] = {&a};
+        e = cudaLaunchCooperativeKernel((const void *)h2t_persistent, dim3((unsigned)grid),
+                                        dim3(NT), args, SMEM, st);
+    }
+    const cudaError_t e2 = cudaFreeAsync(a.sync, st);
+    FTLA_CUDA_TRY(e);
+    FTLA_CUDA_TRY(e2);
+    if (a.prof) {
+        long long h[16];
+        int khz = 1;
+        FTLA_CUDA_TRY(cudaMemcpyAsync(h, a.prof, sizeof h, cudaMemcpyDeviceToHost, st));
+        FTLA_CUDA_TRY(cudaStreamSynchronize(st));
+        FTLA_CUDA_TRY(cudaFreeAsync(a.prof, st));
+        FTLA_CUDA_TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
+        const char *nm[] = {"w0-rot", "bar-end", "w1-wait", "w1-catchup", "w1-follow", "w1-bar2",
+                            "h-store", "h-prefetch", "leader", "wk0-spin", "wk0-work",
+                            "wkL-spin", "wkL-work"};
+        fprintf(stderr, "h2t-profile n=%lld grid=%lld steps=%d (us):", (long long)n,
+                (long long)grid, a.Pd);
+        for (int i = 0; i < 13; i++) fprintf(stderr, " %s=%.0f", nm[i], h[i] / (khz * 1e-3));
+        fprintf(stderr, "\n");
+    }
+    *ran = 1;
+    return FT_SUCCESS;
+}
+
+static int f_hess_to_tri_steps(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
+                               double *sub, double *c, double *s);
+
+/* the persistent kernel where it can run, else the two-launch steps */
+static int f_hess_to_tri_persistent(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
+                                    double *sub, double *c, double *s)
+{
+    int ran;
+    FT_CHECK(persistent_h2t(ftla_cuda_queue_stream(q), m, n, R, ldr, sub, c, s, &ran));
+    return ran ? FT_SUCCESS : f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
+}
+
+/* The default is the two-launch steps: the persistent kernel is 2x faster but compute-sanitizer
+ * racecheck still reports hazards on it that are not explained yet (docs/givens.md), so it runs
+ * only when asked for (FTLA_GIVENS_PERSISTENT=1, or its own table). */
 static int f_hess_to_tri(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                          double *sub, double *c, double *s)
+{
+    const char *env = getenv("FTLA_GIVENS_PERSISTENT");
+    if (env && env[0] == '1') return f_hess_to_tri_persistent(q, m, n, R, ldr, sub, c, s);
+    return f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
+}
+
+/* one diagonal-block launch and one apply launch per 64 rotations */
+static int f_hess_to_tri_steps(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
+                               double *sub, double *c, double *s)
 {
     FT_CHECK(fused_setup());
     cudaStream_t st = ftla_cuda_queue_stream(q);
@@ -341,8 +796,14 @@ static int f_hess_to_tri(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t
 
 static const givens_kernels_t g_plain = {"cuda-plain", p_zero_to_hess, p_hess_to_tri, c_lasr};
 static const givens_kernels_t g_fused = {"cuda-fused", f_zero_to_hess, f_hess_to_tri, c_lasr};
+static const givens_kernels_t g_steps = {"cuda-fused-steps", f_zero_to_hess, f_hess_to_tri_steps,
+                                         c_lasr};
+static const givens_kernels_t g_persist = {"cuda-fused-persistent", f_zero_to_hess,
+                                           f_hess_to_tri_persistent, c_lasr};
 
 const givens_kernels_t *givens_kernels_cuda_plain(void) { return &g_plain; }
 const givens_kernels_t *givens_kernels_cuda_fused(void) { return &g_fused; }
+const givens_kernels_t *givens_kernels_cuda_steps(void) { return &g_steps; }
+const givens_kernels_t *givens_kernels_cuda_persistent(void) { return &g_persist; }
 
 } /* extern "C" */

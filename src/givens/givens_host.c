@@ -136,6 +136,8 @@ const givens_kernels_t *givens_kernels_host(void) { return &g_host; }
 #ifndef FTLA_HAVE_CUDA
 const givens_kernels_t *givens_kernels_cuda_plain(void) { return NULL; }
 const givens_kernels_t *givens_kernels_cuda_fused(void) { return NULL; }
+const givens_kernels_t *givens_kernels_cuda_steps(void) { return NULL; }
+const givens_kernels_t *givens_kernels_cuda_persistent(void) { return NULL; }
 #endif
 
 const givens_kernels_t *givens_kernels(const ft_backend_t *be)
