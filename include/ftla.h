@@ -387,15 +387,42 @@ int ft_context_set_qrf(ft_context_t *ctx, ft_qrf_t *F);
 int ft_dormqr(char side, char trans, ft_int m, ft_int n, ft_int k, const double *A, ft_int lda,
               const double *tau, const ft_qrf_t *F, double *C, ft_int ldc, ft_int *info);
 /**
+ * ft_dormqr_gpu: ft_dormqr on device pointers (CUDA builds): A (the reflectors, ldda) and C
+ * (lddc) in GPU memory, tau and F in host memory (as ft_dgeqrf_gpu leaves them). Same arguments,
+ * checks (ft_xerbla("FT_DORMQR_GPU", i), -i) and result; the work runs on the default context's
+ * main stream and the call returns when C is final. Quick return (0) when m, n or k is 0;
+ * otherwise FT_ERR_INVALID_VALUE on a CPU context, FT_ERR_NOT_BUILT / FT_ERR_NO_DEVICE without
+ * CUDA, as ft_dgeqrf_gpu. Blocked: T factors of nb reflectors (policy.nb, else 64), the recorded
+ * rotations between them by a kernel.
+ */
+int ft_dormqr_gpu(char side, char trans, ft_int m, ft_int n, ft_int k, const double *dA,
+                  ft_int ldda, const double *tau, const ft_qrf_t *F, double *dC, ft_int lddc,
+                  ft_int *info);
+/**
  * ft_dgels: full-rank least squares / minimum-norm solutions, arguments and results as LAPACK
  * DGELS (trans 'N' or 'T', m >= n or m < n, nrhs right-hand sides in B). The factorization is
  * ft_dgeqrf's with QR-update recovery, of A when m >= n, of A^T when m < n; on return A is
  * overwritten by the factorization (when m < n: that of A^T, transposed back, the layout of
  * LAPACK's dgelqf). info > 0: R(info, info) is exactly zero (A not of full rank), as LAPACK.
+ * As LAPACK, A and B whose largest element is outside [smlnum, bignum] (smlnum = dlamch('S') /
+ * dlamch('P')) are scaled into it first and the solution scaled back (A then holds the
+ * factorization of the scaled A); A = 0 gives B = 0, info 0.
  * work/lwork as LAPACK (lwork = -1: query; any lwork >= 1 works, ftla takes its own memory).
  */
 int ft_dgels(char trans, ft_int m, ft_int n, ft_int nrhs, double *A, ft_int lda, double *B,
              ft_int ldb, double *work, ft_int lwork, ft_int *info);
+/**
+ * ft_dgels_gpu: ft_dgels on device pointers (CUDA builds): A (ldda) and B (lddb) in GPU memory,
+ * the same results and scaling; no workspace arguments. Arguments: trans(1) m(2) n(3) nrhs(4)
+ * dA(5) ldda(6) dB(7) lddb(8), checked in that order (ft_xerbla("FT_DGELS_GPU", i), -i). The
+ * factorization is ft_dgeqrf_gpu_ex's with QR-update recovery (A^T transposed on the device
+ * when m < n) on the default context: a fault planned for its next call goes to that
+ * factorization. Returns when B is final; FT_ERR_INVALID_VALUE on a CPU context,
+ * FT_ERR_NOT_BUILT / FT_ERR_NO_DEVICE without CUDA, unless there is nothing to do (nrhs = 0, or
+ * m = n = 0).
+ */
+int ft_dgels_gpu(char trans, ft_int m, ft_int n, ft_int nrhs, double *dA, ft_int ldda, double *dB,
+                 ft_int lddb, ft_int *info);
 
 #ifdef __cplusplus
 }

@@ -58,8 +58,11 @@ add_test(NAME test_dgeqrf_inject_q_gpu COMMAND test_dgeqrf_inject cuda q)
 set_tests_properties(test_dgeqrf_inject_q_gpu PROPERTIES LABELS gpu TIMEOUT 300 WILL_FAIL TRUE
                      SKIP_RETURN_CODE 77)
 
-# ft_dgels against LAPACK dgels, with recovered errors (issue 8 (c))
+# ft_dgels and ft_dgels_gpu against LAPACK dgels, with recovered errors and scaling, and
+# ft_dormqr_gpu against ft_dormqr (issue 8 (c)); the cpu run checks the device algorithm on the
+# host backend
 ftla_test_target(test_dgels)
+target_include_directories(test_dgels PRIVATE ${PROJECT_SOURCE_DIR}/src) # qr_dgels_dev (host)
 add_test(NAME test_dgels_cpu COMMAND test_dgels cpu)
 set_tests_properties(test_dgels_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 add_test(NAME test_dgels_gpu COMMAND test_dgels cuda)

@@ -96,6 +96,10 @@ typedef struct ft_backend {
     /* B := alpha*op(A)*B (side 'L') or alpha*B*op(A) (side 'R'), A triangular, in place. */
     int (*dtrmm)(ft_queue_t *q, char side, char uplo, char transa, char diag, int64_t m,
                  int64_t n, double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
+    /* B := alpha*op(A)^-1*B (side 'L') or alpha*B*op(A)^-1 (side 'R'), A triangular, in place
+     * (no singularity check: a zero diagonal element gives Inf/NaN, as BLAS). */
+    int (*dtrsm)(ft_queue_t *q, char side, char uplo, char transa, char diag, int64_t m,
+                 int64_t n, double alpha, const double *A, int64_t lda, double *B, int64_t ldb);
     /* y := alpha*op(A)*x + beta*y (incx = incy = 1). */
     int (*dgemv)(ft_queue_t *q, char ta, int64_t m, int64_t n, double alpha, const double *A,
                  int64_t lda, const double *x, double beta, double *y);
@@ -164,5 +168,9 @@ int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau);
 /* LAPACK dormqr (LAPACKE, its own workspace): C := op(Q) C or C op(Q). */
 int ft_lapack_dormqr(char side, char trans, int64_t m, int64_t n, int64_t k, const double *A,
                      int64_t lda, const double *tau, double *C, int64_t ldc);
+/* LAPACK dlange('M'): *amax = max |A(i,j)| of the m x n A (NaN propagates; 0 when empty). */
+int ft_lapack_dlange_max(int64_t m, int64_t n, const double *A, int64_t lda, double *amax);
+/* LAPACK dlascl('G'): A := (cto / cfrom) A without over/underflow in the factor (ft_dgels). */
+int ft_lapack_dlascl(double cfrom, double cto, int64_t m, int64_t n, double *A, int64_t lda);
 
 #endif

@@ -44,7 +44,7 @@ static int choose(ft_context_t *ctx, double flops, int is_gpu, const ft_backend_
     return FT_SUCCESS;
 }
 
-int ft_call_select(ft_call_t *c, double flops, int is_gpu, size_t stage_bytes)
+static int select_(ft_call_t *c, double flops, int is_gpu, size_t stage_bytes, int numbered)
 {
     ft_context_t *ctx = c->ctx;
     const ft_backend_t *be;
@@ -68,10 +68,20 @@ int ft_call_select(ft_call_t *c, double flops, int is_gpu, size_t stage_bytes)
     ft_policy_resolve(&ctx->policy, &c->pol);
     c->work_mark = ft_arena_mark(&ctx->work[ft_backend_index(be)]);
     c->pin_mark = ft_arena_mark(&ctx->pinned[ft_backend_index(be)]);
-    c->index = ctx->ncalls++;
+    c->index = numbered ? ctx->ncalls++ : -1;
     ctx->depth++;
     c->selected = 1;
     return FT_SUCCESS;
+}
+
+int ft_call_select(ft_call_t *c, double flops, int is_gpu, size_t stage_bytes)
+{
+    return select_(c, flops, is_gpu, stage_bytes, 1);
+}
+
+int ft_call_select_unnumbered(ft_call_t *c, double flops, int is_gpu)
+{
+    return select_(c, flops, is_gpu, 0, 0);
 }
 
 int ft_call_queue(ft_call_t *c, ft_queue_t **q)
@@ -136,7 +146,7 @@ int ft_call_end(ft_call_t *c, int status)
         ft_arena_release(&ctx->pinned[b], c->be, 1, c->pin_mark);
         /* faults planned for this call that it could not apply are dropped, not left to hit a
          * later call */
-        ft_inject_drop_call(ctx, c->index);
+        if (c->index >= 0) ft_inject_drop_call(ctx, c->index);
         ctx->depth--;
     }
     c->rep.status = status;

@@ -31,7 +31,8 @@ typedef struct ft_call {
     ft_report_t rep;        /* the report being filled */
     ft_report_t *user_rep;  /* where it goes at the end (may be NULL) */
     size_t user_size;       /* the caller's sizeof(ft_report_t) */
-    int64_t index;          /* this call's number on the context (fault plans name it) */
+    int64_t index;          /* this call's number on the context (fault plans name it); -1
+                             * for an unnumbered call (ft_call_select_unnumbered) */
     double t0;
     int selected;
     ft_queue_t *main;
@@ -56,6 +57,11 @@ int ft_call_begin(ft_call_t *c, ft_context_t *ctx, const char *name, ft_report_t
  * (0: none). When that does not fit, AUTO runs on the CPU and CUDA fails with FT_ERR_TOO_LARGE. */
 #define FT_AUTO_GPU_FLOPS (2.0 * 512.0 * 512.0 * 512.0)
 int ft_call_select(ft_call_t *c, double flops, int is_gpu_data, size_t stage_bytes);
+/* ft_call_select for a call that protects no computation of its own (ft_dormqr_gpu, the steps
+ * of ft_dgels_gpu around its factorization): it takes no call number, so a fault planned for
+ * "the next call" stays for the next protected call (ft_dgels_gpu's factorization, nested in
+ * it), as with the host ft_dormqr / ft_dgels, which open no call of their own. */
+int ft_call_select_unnumbered(ft_call_t *c, double flops, int is_gpu_data);
 
 int ft_call_queue(ft_call_t *c, ft_queue_t **q);
 int ft_call_event(ft_call_t *c, ft_qevent_t **e);

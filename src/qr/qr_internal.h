@@ -7,7 +7,9 @@
  *   qr_profile.c  the phase profile (verbose >= 1, tester --profile);
  *   qr_recover.c  recovery of errors consumed by later panels: the original columns, the
  *                 reflectors applied to them, QR update (paper 004, Algorithm 1) and
- *                 re-factorization (docs/recovery.md).
+ *                 re-factorization (docs/recovery.md);
+ *   qr_solve.c    the FT factor (qrf.h), ft_dormqr, ft_dgels;
+ *   qr_solve_gpu.c ft_dormqr_gpu, ft_dgels_gpu (kernels: qr_solve_kernels.h).
  * Method and protection: docs/qr.md (paper 004).
  */
 #ifndef FTLA_QR_INTERNAL_H
@@ -148,6 +150,14 @@ int qr_refactor(qr_t *g, int64_t P);
 /* qr_api.c: the factorization for ft_dgels, with an FT factor F (QR-update recovery). */
 int qr_geqrf_factor(ft_context_t *ctx, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n,
                     double *A, ft_int lda, double *tau, ft_report_t *report);
+/* qr_solve_gpu.c: the algorithms of ft_dormqr_gpu / ft_dgels_gpu (same arguments and results)
+ * on ctx (NULL: the thread's default). is_gpu = 1: device pointers (the public entry points);
+ * 0: host pointers on a CPU context, the same code on the host backend (the cpu tests). */
+int qr_ormqr_dev(ft_context_t *ctx, int is_gpu, char side, char trans, ft_int m, ft_int n,
+                 ft_int k, const double *dA, ft_int ldda, const double *tau, const ft_qrf_t *F,
+                 double *dC, ft_int lddc, ft_int *info);
+int qr_dgels_dev(ft_context_t *ctx, int is_gpu, char trans, ft_int m, ft_int n, ft_int nrhs,
+                 double *dA, ft_int ldda, double *dB, ft_int lddb, ft_int *info);
 /* qr_profile.c */
 int qr_profile_events(qr_t *g);
 int qr_harvest(qr_t *g, int64_t upto);

@@ -2,10 +2,12 @@
  * qr_solve.c — what consumes ft_dgeqrf's FT factor (ftla.h; docs/recovery.md): the rotation
  * records (qrf.h), ft_dormqr (Q or Q^T from the left or the right: LAPACK dormqr on the
  * reflector ranges between recoveries, the recorded rotations in between) and ft_dgels (the
- * least-squares and minimum-norm solutions of LAPACK dgels from that factor).
+ * least-squares and minimum-norm solutions of LAPACK dgels from that factor, with its scaling
+ * near under/overflow). The device-pointer variants are in qr_solve_gpu.c.
  */
 #include "core/call.h"
 #include "qr/qr_internal.h"
+#include "qr/qr_solve_kernels.h"
 #include "qr/qrf.h"
 
 #include <cblas.h>
@@ -63,56 +65,37 @@ int qrf_add(struct ft_qrf *F, int64_t i, int64_t nj, int64_t ng, const double *c
     return FT_SUCCESS;
 }
 
-/* ---- rotations on a host matrix ------------------------------------------------------------
- * P_t = the identity with [c s; -s c] in rows/columns (t, t+1) (dlasr). left: C := P C or
- * P^T C; right: C := C P or C P^T. planes t = t0, t0+dt, ... (cnt of them). */
-static void rotate(int left, int transposed, int64_t t0, int64_t dt, int64_t cnt,
-                   const double *c, const double *s, double *C, int64_t m, int64_t n,
-                   int64_t ldc)
+/* ---- rotations of a record ----------------------------------------------------------------- */
+
+int qrf_record_sweeps(const qrf_rec_t *r, int left, int inverse, qrf_sweep_t sw[2])
 {
-    /* every case is x' = c x + e y, y' = -e x + c y on the pair, with e = +-s */
-    const double sg = left ? (transposed ? -1.0 : 1.0) : (transposed ? 1.0 : -1.0);
-    if (left) {
-        for (int64_t j = 0; j < n; j++) {
-            double *x = C + j * ldc;
-            for (int64_t u = 0, t = t0; u < cnt; u++, t += dt) {
-                const double e = sg * s[t], a = x[t], b = x[t + 1];
-                x[t] = c[t] * a + e * b;
-                x[t + 1] = c[t] * b - e * a;
-            }
-        }
-    } else {
-        for (int64_t u = 0, t = t0; u < cnt; u++, t += dt) {
-            const double e = sg * s[t];
-            double *x = C + t * ldc, *y = C + (t + 1) * ldc;
-            for (int64_t r = 0; r < m; r++) {
-                const double a = x[r], b = y[r];
-                x[r] = c[t] * a + e * b;
-                y[r] = c[t] * b - e * a;
-            }
-        }
+    const int64_t nj = r->nj, ng = r->ng;
+    int ns = 0;
+    /* J^T = P_0 ... P_(nj-1), G^T = P'_(ng-1) ... P'_0 (products of dlasr rotations) */
+    if (left && !inverse) {        /* R^T C: P_(nj-1) first ... then P'_0 first ... */
+        if (nj) sw[ns++] = (qrf_sweep_t){0, 0, nj - 1, -1, nj};
+        if (ng) sw[ns++] = (qrf_sweep_t){1, 0, 0, 1, ng};
+    } else if (left) {             /* R C = J G C: P'_(ng-1)^T first, then P_0^T first */
+        if (ng) sw[ns++] = (qrf_sweep_t){1, 1, ng - 1, -1, ng};
+        if (nj) sw[ns++] = (qrf_sweep_t){0, 1, 0, 1, nj};
+    } else if (!inverse) {         /* C R = C J G: P_(nj-1)^T first, then P'_0^T first */
+        if (nj) sw[ns++] = (qrf_sweep_t){0, 1, nj - 1, -1, nj};
+        if (ng) sw[ns++] = (qrf_sweep_t){1, 1, 0, 1, ng};
+    } else {                       /* C R^T = C G^T J^T: P'_(ng-1) first, then P_0 first */
+        if (ng) sw[ns++] = (qrf_sweep_t){1, 0, ng - 1, -1, ng};
+        if (nj) sw[ns++] = (qrf_sweep_t){0, 0, 0, 1, nj};
     }
+    return ns;
 }
 
-/* Record r applied as R^T = G^T J^T (state direction) or R = J G. */
 void qrf_apply_record(const qrf_rec_t *r, int left, int inverse, double *C, int64_t m,
                       int64_t n, int64_t ldc)
 {
-    const int64_t nj = r->nj, ng = r->ng;
-    /* J^T = P_0 ... P_(nj-1), G^T = P'_(ng-1) ... P'_0 (products of dlasr rotations) */
-    if (left && !inverse) {        /* R^T C: P_(nj-1) first ... then P'_0 first ... */
-        if (nj) rotate(1, 0, nj - 1, -1, nj, r->cj, r->sj, C, m, n, ldc);
-        if (ng) rotate(1, 0, 0, 1, ng, r->cg, r->sg, C, m, n, ldc);
-    } else if (left) {             /* R C = J G C: P'_(ng-1)^T first, then P_0^T first */
-        if (ng) rotate(1, 1, ng - 1, -1, ng, r->cg, r->sg, C, m, n, ldc);
-        if (nj) rotate(1, 1, 0, 1, nj, r->cj, r->sj, C, m, n, ldc);
-    } else if (!inverse) {         /* C R = C J G: P_(nj-1)^T first, then P'_0^T first */
-        if (nj) rotate(0, 1, nj - 1, -1, nj, r->cj, r->sj, C, m, n, ldc);
-        if (ng) rotate(0, 1, 0, 1, ng, r->cg, r->sg, C, m, n, ldc);
-    } else {                       /* C R^T = C G^T J^T: P'_(ng-1) first, then P_0 first */
-        if (ng) rotate(0, 0, ng - 1, -1, ng, r->cg, r->sg, C, m, n, ldc);
-        if (nj) rotate(0, 0, 0, 1, nj, r->cj, r->sj, C, m, n, ldc);
-    }
+    qrf_sweep_t sw[2];
+    const int ns = qrf_record_sweeps(r, left, inverse, sw);
+    for (int u = 0; u < ns; u++)
+        qr_rotate_ref(left, sw[u].transposed, sw[u].t0, sw[u].dt, sw[u].cnt,
+                      sw[u].g ? r->cg : r->cj, sw[u].g ? r->sg : r->sj, C, m, n, ldc);
 }
 
 /* Reflectors [r0, r1) of A (LAPACK layout), op as LAPACK dormqr, on the rows (left) or columns
@@ -129,20 +112,28 @@ static int reflectors(char side, char trans, int64_t nq, int64_t r0, int64_t r1,
                             ldc);
 }
 
+int qrf_ormqr_arg(char side, char trans, ft_int m, ft_int n, ft_int k, ft_int lda,
+                  const struct ft_qrf *F, ft_int ldc)
+{
+    const int left = side == 'L' || side == 'l', tr = trans == 'T' || trans == 't';
+    const int64_t nq = left ? m : n;
+    if (!left && side != 'R' && side != 'r') return 1;
+    if (!tr && trans != 'N' && trans != 'n') return 2;
+    if (m < 0) return 3;
+    if (n < 0) return 4;
+    if (k < 0 || k > nq) return 5;
+    if (lda < (nq > 1 ? nq : 1)) return 7;
+    if (F && F->nrec > 0 && (F->m != nq || k != (F->m < F->n ? F->m : F->n))) return 9;
+    if (ldc < (m > 1 ? m : 1)) return 11;
+    return 0;
+}
+
 int ft_dormqr(char side, char trans, ft_int m, ft_int n, ft_int k, const double *A, ft_int lda,
               const double *tau, const ft_qrf_t *F, double *C, ft_int ldc, ft_int *info)
 {
-    int arg = 0;
     const int left = side == 'L' || side == 'l', tr = trans == 'T' || trans == 't';
     const int64_t nq = left ? m : n;
-    if (!left && side != 'R' && side != 'r') arg = 1;
-    else if (!tr && trans != 'N' && trans != 'n') arg = 2;
-    else if (m < 0) arg = 3;
-    else if (n < 0) arg = 4;
-    else if (k < 0 || k > nq) arg = 5;
-    else if (lda < (nq > 1 ? nq : 1)) arg = 7;
-    else if (F && F->nrec > 0 && (F->m != nq || k != (F->m < F->n ? F->m : F->n))) arg = 9;
-    else if (ldc < (m > 1 ? m : 1)) arg = 11;
+    const int arg = qrf_ormqr_arg(side, trans, m, n, k, lda, F, ldc);
     if (arg) {
         ft_xerbla("FT_DORMQR", arg);
         if (info) *info = -arg;
@@ -180,20 +171,40 @@ int ft_dormqr(char side, char trans, ft_int m, ft_int n, ft_int k, const double 
 
 /* ---- ft_dgels ------------------------------------------------------------------------------ */
 
+int qrf_gels_arg(int gpu, char trans, ft_int m, ft_int n, ft_int nrhs, ft_int lda, ft_int ldb,
+                 ft_int lwork)
+{
+    const int64_t mx = m > n ? m : n;
+    if (trans != 'T' && trans != 't' && trans != 'N' && trans != 'n') return 1;
+    if (m < 0) return 2;
+    if (n < 0) return 3;
+    if (nrhs < 0) return 4;
+    if (lda < (m > 1 ? m : 1)) return 6;
+    if (ldb < (mx > 1 ? mx : 1)) return 8;
+    if (!gpu && lwork < 1 && lwork != -1) return 10;
+    return 0;
+}
+
+/* LAPACK dgels' scaling of X (rows x cols) into [smlnum, bignum]: *how = 0 (none), 1 (scaled
+ * up from *nrm to smlnum) or 2 (down from *nrm to bignum). */
+static int scale_in(int64_t rows, int64_t cols, double *X, int64_t ldx, double *nrm, int *how)
+{
+    *how = 0;
+    FT_CHECK(ft_lapack_dlange_max(rows, cols, X, ldx, nrm));
+    if (*nrm > 0.0 && *nrm < QRF_SMLNUM) *how = 1;
+    else if (*nrm > QRF_BIGNUM) *how = 2;
+    if (*how) FT_CHECK(ft_lapack_dlascl(*nrm, *how == 1 ? QRF_SMLNUM : QRF_BIGNUM, rows, cols, X,
+                                        ldx));
+    return FT_SUCCESS;
+}
+
 int ft_dgels(char trans, ft_int m, ft_int n, ft_int nrhs, double *A, ft_int lda, double *B,
              ft_int ldb, double *work, ft_int lwork, ft_int *info)
 {
-    int arg = 0;
     const int tr = trans == 'T' || trans == 't';
     const int64_t mn = m < n ? m : n, mx = m > n ? m : n;
     const int64_t wopt = mn + (mn > nrhs ? mn : nrhs) > 1 ? mn + (mn > nrhs ? mn : nrhs) : 1;
-    if (!tr && trans != 'N' && trans != 'n') arg = 1;
-    else if (m < 0) arg = 2;
-    else if (n < 0) arg = 3;
-    else if (nrhs < 0) arg = 4;
-    else if (lda < (m > 1 ? m : 1)) arg = 6;
-    else if (ldb < (mx > 1 ? mx : 1)) arg = 8;
-    else if (lwork < 1 && lwork != -1) arg = 10;
+    const int arg = qrf_gels_arg(0, trans, m, n, nrhs, lda, ldb, lwork);
     if (arg) {
         ft_xerbla("FT_DGELS", arg);
         if (info) *info = -arg;
@@ -204,17 +215,24 @@ int ft_dgels(char trans, ft_int m, ft_int n, ft_int nrhs, double *A, ft_int lda,
         if (info) *info = 0;
         return 0;
     }
-    if (mn == 0 || nrhs == 0) { /* LAPACK: B(1:max(m,n), :) = 0 */
+    /* LAPACK dgels: A and B whose largest element lies outside [smlnum, bignum] are scaled into
+     * it (the solve would under/overflow otherwise) and the solution is scaled back at the end;
+     * A = 0 gives X = 0. A keeps the factorization of the scaled A, as in LAPACK. */
+    double anrm = 0.0, bnrm = 0.0;
+    int iascl = 0, ibscl = 0, st = FT_SUCCESS;
+    if (mn > 0 && nrhs > 0) st = scale_in(m, n, A, lda, &anrm, &iascl);
+    if (mn == 0 || nrhs == 0 || (!st && anrm == 0.0)) { /* LAPACK: B(1:max(m,n), :) = 0 */
         for (int64_t j = 0; j < nrhs; j++) memset(B + j * ldb, 0, (size_t)mx * sizeof(double));
         if (info) *info = 0;
         return 0;
     }
+    if (!st) st = scale_in(tr ? n : m, nrhs, B, ldb, &bnrm, &ibscl);
     /* factor X = A (m >= n) or A^T (m < n): p x q, p >= q */
     const int64_t p = mx, q = mn;
-    double *X = A, *tau = malloc((size_t)q * sizeof(double));
+    double *X = A, *tau = st ? NULL : malloc((size_t)q * sizeof(double));
     int64_t ldx = lda;
     ft_qrf_t *F = NULL;
-    int st = tau ? ft_qrf_create(&F) : FT_ERR_ALLOC;
+    if (!st) st = tau ? ft_qrf_create(&F) : FT_ERR_ALLOC;
     if (!st && m < n) {
         X = malloc((size_t)(p * q) * sizeof(double));
         ldx = p;
@@ -247,6 +265,12 @@ int ft_dgels(char trans, ft_int m, ft_int n, ft_int nrhs, double *A, ft_int lda,
                            NULL);
         }
     }
+    /* undo the scaling on the solution's rows (LAPACK's SCLLEN: the columns of op(A)) */
+    const int64_t scllen = tr ? m : n;
+    if (!st && !sing && iascl)
+        st = ft_lapack_dlascl(anrm, iascl == 1 ? QRF_SMLNUM : QRF_BIGNUM, scllen, nrhs, B, ldb);
+    if (!st && !sing && ibscl)
+        st = ft_lapack_dlascl(ibscl == 1 ? QRF_SMLNUM : QRF_BIGNUM, bnrm, scllen, nrhs, B, ldb);
     if (X != A && X) {
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) A[i + j * lda] = X[j + i * p];

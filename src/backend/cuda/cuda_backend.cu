@@ -372,6 +372,22 @@ static int c_dgemm(ft_queue_t *q, char ta, char tb, int64_t m, int64_t n, int64_
     return FT_SUCCESS;
 }
 
+/* The side, fill and diagonal flags of a triangular BLAS call. */
+static int to_tri(char side, char uplo, char diag, cublasSideMode_t *cs, cublasFillMode_t *cu,
+                  cublasDiagType_t *cd)
+{
+    if (side == 'L' || side == 'l') *cs = CUBLAS_SIDE_LEFT;
+    else if (side == 'R' || side == 'r') *cs = CUBLAS_SIDE_RIGHT;
+    else return FT_ERR_INTERNAL;
+    if (uplo == 'U' || uplo == 'u') *cu = CUBLAS_FILL_MODE_UPPER;
+    else if (uplo == 'L' || uplo == 'l') *cu = CUBLAS_FILL_MODE_LOWER;
+    else return FT_ERR_INTERNAL;
+    if (diag == 'U' || diag == 'u') *cd = CUBLAS_DIAG_UNIT;
+    else if (diag == 'N' || diag == 'n') *cd = CUBLAS_DIAG_NON_UNIT;
+    else return FT_ERR_INTERNAL;
+    return FT_SUCCESS;
+}
+
 static int c_dtrmm(ft_queue_t *q, char side, char uplo, char transa, char diag,
                    int64_t m, int64_t n, double alpha, const double *A, int64_t lda, double *B,
                    int64_t ldb)
@@ -379,17 +395,9 @@ static int c_dtrmm(ft_queue_t *q, char side, char uplo, char transa, char diag,
     cublasOperation_t op;
     FT_CHECK(to_op(transa, &op));
     cublasSideMode_t cs;
-    if (side == 'L' || side == 'l') cs = CUBLAS_SIDE_LEFT;
-    else if (side == 'R' || side == 'r') cs = CUBLAS_SIDE_RIGHT;
-    else return FT_ERR_INTERNAL;
     cublasFillMode_t cu;
-    if (uplo == 'U' || uplo == 'u') cu = CUBLAS_FILL_MODE_UPPER;
-    else if (uplo == 'L' || uplo == 'l') cu = CUBLAS_FILL_MODE_LOWER;
-    else return FT_ERR_INTERNAL;
     cublasDiagType_t cd;
-    if (diag == 'U' || diag == 'u') cd = CUBLAS_DIAG_UNIT;
-    else if (diag == 'N' || diag == 'n') cd = CUBLAS_DIAG_NON_UNIT;
-    else return FT_ERR_INTERNAL;
+    FT_CHECK(to_tri(side, uplo, diag, &cs, &cu, &cd));
     if (m == 0 || n == 0) return FT_SUCCESS;
     int im, in, ilda, ildb;
     FT_CHECK(to_int(m, &im));
@@ -399,6 +407,26 @@ static int c_dtrmm(ft_queue_t *q, char side, char uplo, char transa, char diag,
     cublasHandle_t h = q->handle;
     /* in place: cuBLAS allows C == B (same ld) for the out-of-place v2 dtrmm */
     CUBLAS_TRY(cublasDtrmm(h, cs, cu, op, cd, im, in, &alpha, A, ilda, B, ildb, B, ildb));
+    return FT_SUCCESS;
+}
+
+static int c_dtrsm(ft_queue_t *q, char side, char uplo, char transa, char diag,
+                   int64_t m, int64_t n, double alpha, const double *A, int64_t lda, double *B,
+                   int64_t ldb)
+{
+    cublasOperation_t op;
+    FT_CHECK(to_op(transa, &op));
+    cublasSideMode_t cs;
+    cublasFillMode_t cu;
+    cublasDiagType_t cd;
+    FT_CHECK(to_tri(side, uplo, diag, &cs, &cu, &cd));
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    int im, in, ilda, ildb;
+    FT_CHECK(to_int(m, &im));
+    FT_CHECK(to_int(n, &in));
+    FT_CHECK(to_int(lda, &ilda));
+    FT_CHECK(to_int(ldb, &ildb));
+    CUBLAS_TRY(cublasDtrsm(q->handle, cs, cu, op, cd, im, in, &alpha, A, ilda, B, ildb));
     return FT_SUCCESS;
 }
 
@@ -476,6 +504,7 @@ static ft_backend_t make_table(void)
     b.set_elem = c_set_elem;
     b.dgemm = c_dgemm;
     b.dtrmm = c_dtrmm;
+    b.dtrsm = c_dtrsm;
     b.dgemv = c_dgemv;
     b.block_sums = ftla_cuda_block_sums;
     b.col_absmax = ftla_cuda_col_absmax;

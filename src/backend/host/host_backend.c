@@ -327,6 +327,25 @@ static int h_dtrmm(ft_queue_t *q, char side, char uplo, char transa, char diag, 
     return ft_host_submit(q, run_trmm, &a, sizeof a);
 }
 
+static int run_trsm(void *p)
+{
+    const trmm_args *a = p;
+    cblas_dtrsm(CblasColMajor, (a->side == 'L' || a->side == 'l') ? CblasLeft : CblasRight,
+                (a->uplo == 'U' || a->uplo == 'u') ? CblasUpper : CblasLower, cbt(a->transa),
+                (a->diag == 'U' || a->diag == 'u') ? CblasUnit : CblasNonUnit, a->m, a->n,
+                a->alpha, a->A, a->lda, a->B, a->ldb);
+    return FT_SUCCESS;
+}
+
+static int h_dtrsm(ft_queue_t *q, char side, char uplo, char transa, char diag, int64_t m,
+                   int64_t n, double alpha, const double *A, int64_t lda, double *B, int64_t ldb)
+{
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    if (!fits_int(m) || !fits_int(n) || !fits_int(lda) || !fits_int(ldb)) return FT_ERR_TOO_LARGE;
+    trmm_args a = {side, uplo, transa, diag, (int)m, (int)n, (int)lda, (int)ldb, alpha, A, B};
+    return ft_host_submit(q, run_trsm, &a, sizeof a);
+}
+
 typedef struct {
     char ta;
     int m, n, lda;
@@ -386,6 +405,7 @@ static const ft_backend_t g_host = {
     .set_elem = h_set_elem,
     .dgemm = h_dgemm,
     .dtrmm = h_dtrmm,
+    .dtrsm = h_dtrsm,
     .dgemv = h_dgemv,
     .block_sums = ft_host_block_sums,
     .col_absmax = ft_host_col_absmax,

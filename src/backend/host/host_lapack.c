@@ -72,3 +72,24 @@ int ft_lapack_dormqr(char side, char trans, int64_t m, int64_t n, int64_t k, con
     free(w);
     return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
 }
+
+int ft_lapack_dlange_max(int64_t m, int64_t n, const double *A, int64_t lda, double *amax)
+{
+    *amax = 0.0;
+    if (m <= 0 || n <= 0) return FT_SUCCESS;
+    if (!fits(m) || !fits(n) || !fits(lda) || lda < m) return FT_ERR_LAPACK;
+    /* the _work interface: LAPACK's NaN propagation (the high-level one checks the input);
+     * norm 'M' uses no workspace */
+    *amax = LAPACKE_dlange_work(LAPACK_COL_MAJOR, 'M', (lapack_int)m, (lapack_int)n, A,
+                                (lapack_int)lda, NULL);
+    return FT_SUCCESS;
+}
+
+int ft_lapack_dlascl(double cfrom, double cto, int64_t m, int64_t n, double *A, int64_t lda)
+{
+    if (m <= 0 || n <= 0) return FT_SUCCESS;
+    if (!fits(m) || !fits(n) || !fits(lda) || lda < m) return FT_ERR_LAPACK;
+    lapack_int info = LAPACKE_dlascl_work(LAPACK_COL_MAJOR, 'G', 0, 0, cfrom, cto, (lapack_int)m,
+                                          (lapack_int)n, A, (lapack_int)lda);
+    return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
+}
