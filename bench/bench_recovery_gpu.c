@@ -28,10 +28,12 @@
 
 int main(int argc, char **argv)
 {
-    int sizes[8] = {16384, 32768}, ns = 2, R = 7, nb = 0;
+    int sizes[BENCH_MAX_SIZES] = {16384, 32768}, ns = 2, R = 7, nb = 0;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--sizes") && i + 1 < argc)
+        if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
+            ns = 0; /* the list replaces the defaults (bench_parse_list appends) */
             bench_parse_list(argv[++i], "--sizes", sizes, &ns, 64, 1 << 17);
+        }
         else if (!strcmp(argv[i], "--rounds") && i + 1 < argc)
             R = bench_parse_int(argv[++i], "--rounds", 1, 100);
         else if (!strcmp(argv[i], "--nb") && i + 1 < argc)
