@@ -311,7 +311,9 @@ int main(int argc, char **argv)
         test_lartg();
         test_lasr(&rng);
         const int shapes[][2] = {{1, 1}, {2, 1}, {1, 3}, {2, 2}, {5, 5}, {9, 4}, {4, 9},
-                                 {70, 70}, {130, 65}, {65, 130}, {200, 200}};
+                                 {70, 70}, {130, 65}, {65, 130}, {200, 200},
+                                 /* remainders of the four-column groups of the host sweeps */
+                                 {3, 7}, {6, 7}, {7, 6}, {10, 13}, {13, 10}, {11, 11}};
         for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
             test_tasks(&rng, shapes[t][0], shapes[t][1]);
         const int ushapes[][2] = {{1, 1}, {3, 3}, {8, 5}, {5, 8}, {64, 64}, {150, 100},
