@@ -34,7 +34,7 @@ static inline int bench_recovery_main(int argc, char **argv, const char *name, c
                                       ft_device_t dev, const int *defaults, int ndefaults,
                                       const bench_recovery_ops_t *ops)
 {
-    int sizes[BENCH_MAX_SIZES], ns = ndefaults, R = 7, nb = 0;
+    int sizes[BENCH_MAX_SIZES], ns = ndefaults, R = 7, nb = 0, prof = 0;
     memcpy(sizes, defaults, (size_t)ndefaults * sizeof(int));
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
@@ -44,7 +44,9 @@ static inline int bench_recovery_main(int argc, char **argv, const char *name, c
             R = bench_parse_int(argv[++i], "--rounds", 1, 100);
         else if (!strcmp(argv[i], "--nb") && i + 1 < argc)
             nb = bench_parse_int(argv[++i], "--nb", 0, 1024);
-        else bench_die("usage: %s [--sizes a,b] [--rounds R] [--nb NB]", name);
+        else if (!strcmp(argv[i], "--profile")) /* phase logs (synced: not for the timings) */
+            prof = 1;
+        else bench_die("usage: %s [--sizes a,b] [--rounds R] [--nb NB] [--profile]", name);
     }
     ft_context_t *ctx;
     if (ft_context_create(&ctx, dev)) bench_die("%s: no context", name);
@@ -52,6 +54,7 @@ static inline int bench_recovery_main(int argc, char **argv, const char *name, c
     ft_context_get_policy(ctx, &p);
     p.nb = nb;
     p.crossover = -1;
+    if (prof) p.verbose = 1;
     ft_context_set_policy(ctx, &p);
     ft_qrf_t *F;
     if (ft_qrf_create(&F)) bench_die("ft_qrf_create");

@@ -21,6 +21,7 @@
 #include "backend/cuda/cuda_internal.h"
 
 #include <cstdio>
+#include <cuda_pipeline.h>
 #include <cstdlib>
 
 extern "C" {
@@ -168,58 +169,227 @@ __global__ void __launch_bounds__(NB) fused_diag_h2t(int64_t p0, int nr, double 
     }
 }
 
-/* Vector zeroing + triangular -> Hessenberg, diagonal block: rotations p0 .. p0+nr-1
- * generated bottom-up from x (x[p0+nr] holds the partial norm carried from below), then applied
- * to columns j in [p0, min(p0+nr, n)) (thread t: column p0+t; its chain starts with the fill
- * at p = j). blockDim.x = NB. */
-__global__ void __launch_bounds__(NB) fused_diag_z2h(int64_t p0, int nr, int64_t n, double *x,
-                                                     double *R, int64_t ldr, double *sub,
-                                                     double *c, double *s)
+/* ---- streaming sweeps (one launch for rotations known in advance) ---------------------------
+ * Every column's chain of rotations is independent of the others'. One warp (one block) owns
+ * 32 columns (lane = column) and walks its columns' rows in stripes of SH rotations, the carry
+ * of each chain in a register between stripes. A stripe is copied into the warp's shared tile
+ * with cp.async (consecutive lanes, consecutive rows of one column: coalesced), the next
+ * stripe's copy in flight while the lanes run their chains on the current one (double
+ * buffering), and the finished rows go back coalesced. Every element is read and written once
+ * for the whole sweep (the two-launch steps read it once per block of 64 rotations and pay a
+ * launch per block); a few columns (the checksums, one vector) cost a chain of dependent FMAs,
+ * the copies hidden behind it.
+ *   FWD: rotations p = 0 .. np-1 ascending (dlasr 'F'), the carry moving down from row 0.
+ *   !FWD: p = top .. 0 descending (dlasr 'B'), the carry moving up. TRI (zero_to_hess): column j
+ *     starts at p = min(j, np-1); at p = j the row below the diagonal is zero: the fill
+ *     -s_j a_j goes to sub[j] and the carry is c_j a_j.
+ * Columns [0, n) of A (ld lda); blockDim = 32; for TRI the grid runs from the right (the
+ * longest columns first). */
+constexpr int SH = 64, STL = SH + 1;
+
+template <bool FWD, bool TRI>
+__global__ void __launch_bounds__(32) stream_sweep(int64_t np, int64_t n, const double *c,
+                                                   const double *s, double *A, int64_t lda,
+                                                   double *sub)
 {
-    __shared__ double sc[NB], ss[NB];
-    const int t = threadIdx.x;
-    if (t == 0) {
-        double acc = x[p0 + nr];
-        for (int i = nr - 1; i >= 0; i--) {
-            double r;
-            givens_lartg(x[p0 + i], acc, &sc[i], &ss[i], &r);
-            x[p0 + i + 1] = 0.0;
-            acc = r;
-        }
-        x[p0] = acc;
-    }
-    __syncthreads();
-    if (t < nr) {
-        c[p0 + t] = sc[t];
-        s[p0 + t] = ss[t];
-        const int64_t j = p0 + t;
-        if (j < n) {
-            double *a = R + j * ldr;
-            /* fill: rotation t (rows j, j+1), row j+1 below the diagonal is zero */
-            const double ajj = a[j];
-            sub[j] = -ss[t] * ajj;
-            double xv = sc[t] * ajj;
-            for (int i = t - 1; i >= 0; i--) {
-                const double y = a[p0 + i];
-                a[p0 + i + 1] = sc[i] * xv - ss[i] * y;
-                xv = ss[i] * xv + sc[i] * y;
+    __shared__ double tiles[2][32 * STL];
+    __shared__ double csb[2][2 * SH];
+    const int lane = threadIdx.x;
+    const int64_t nblk = (n + 31) / 32;
+    const int64_t blk = TRI ? nblk - 1 - (int64_t)blockIdx.x : (int64_t)blockIdx.x;
+    const int64_t j0 = blk * 32;
+    if (j0 >= n || np <= 0) return;
+    const int ncol = (int)(n - j0 < 32 ? n - j0 : 32);
+    const int64_t j = j0 + lane;
+    const bool act = lane < ncol;
+    double *a = A + (act ? j : j0) * lda;
+    double x = 0.0;
+    if (FWD) {
+        /* stripe k: rotations p0 = k SH .. p0+nr-1; rows p0+1 .. p0+nr at offsets 1 .. nr */
+        const int64_t nst = (np + SH - 1) / SH;
+        auto issue = [&](int64_t k, int b) {
+            const int64_t p0 = k * SH;
+            const int nr = (int)(np - p0 < SH ? np - p0 : SH);
+            for (int t = lane; t < nr; t += 32) {
+                __pipeline_memcpy_async(csb[b] + t, c + p0 + t, sizeof(double));
+                __pipeline_memcpy_async(csb[b] + SH + t, s + p0 + t, sizeof(double));
             }
-            a[p0] = xv;
+            for (int cc = 0; cc < ncol; cc++) {
+                const double *ac = A + (j0 + cc) * lda + p0 + 1;
+                for (int t = lane; t < nr; t += 32)
+                    __pipeline_memcpy_async(tiles[b] + cc * STL + 1 + t, ac + t, sizeof(double));
+            }
+            __pipeline_commit();
+        };
+        if (act) x = a[0];
+        issue(0, 0);
+        for (int64_t k = 0; k < nst; k++) {
+            const int b = (int)(k & 1);
+            const int64_t p0 = k * SH;
+            const int nr = (int)(np - p0 < SH ? np - p0 : SH);
+            __syncwarp();
+            if (k + 1 < nst) issue(k + 1, 1 - b);
+            else __pipeline_commit();
+            __pipeline_wait_prior(1);
+            __syncwarp();
+            if (act) {
+                double *tc = tiles[b] + lane * STL;
+                const double *sc = csb[b], *ss = sc + SH;
+                for (int t = 0; t < nr; t++) {
+                    const double y = tc[t + 1], cp = sc[t], sp = ss[t];
+                    tc[t] = sp * y + cp * x;
+                    x = cp * y - sp * x;
+                }
+            }
+            __syncwarp();
+            for (int cc = 0; cc < ncol; cc++) {
+                double *ac = A + (j0 + cc) * lda + p0;
+                for (int t = lane; t < nr; t += 32) ac[t] = tiles[b][cc * STL + t];
+            }
+        }
+        if (act) a[np] = x;
+        return;
+    }
+    /* !FWD. pst: the first rotation of this lane's chain; pw: of the warp's widest */
+    const int64_t pst = TRI ? (j < np - 1 ? j : np - 1) : np - 1;
+    const int64_t pw = TRI ? (j0 + ncol - 1 < np - 1 ? j0 + ncol - 1 : np - 1) : np - 1;
+    /* stripe k: rotations p0 = k SH .. p0+nw-1 (nw < SH only at the top); column cc copies
+     * rows p0 .. min(its start, p0+nw-1) (those its rotations read), at offsets 0 .. */
+    auto issue = [&](int64_t k, int b) {
+        const int64_t p0 = k * SH;
+        const int nw = (int)(pw - p0 + 1 < SH ? pw - p0 + 1 : SH);
+        for (int t = lane; t < nw; t += 32) {
+            __pipeline_memcpy_async(csb[b] + t, c + p0 + t, sizeof(double));
+            __pipeline_memcpy_async(csb[b] + SH + t, s + p0 + t, sizeof(double));
+        }
+        for (int cc = 0; cc < ncol; cc++) {
+            const int64_t pc = TRI ? (j0 + cc < np - 1 ? j0 + cc : np - 1) : np - 1;
+            const int64_t nk = pc - p0 + 1 < nw ? pc - p0 + 1 : nw;
+            const double *ac = A + (j0 + cc) * lda + p0;
+            for (int t = lane; t < nk; t += 32)
+                __pipeline_memcpy_async(tiles[b] + cc * STL + t, ac + t, sizeof(double));
+        }
+        __pipeline_commit();
+    };
+    if (act && (!TRI || j > np - 1)) x = a[np];
+    bool first = true;
+    const int64_t ktop = pw / SH;
+    issue(ktop, 0);
+    for (int64_t k = ktop; k >= 0; k--) {
+        const int b = (int)((ktop - k) & 1);
+        const int64_t p0 = k * SH;
+        const int nw = (int)(pw - p0 + 1 < SH ? pw - p0 + 1 : SH);
+        __syncwarp();
+        if (k > 0) issue(k - 1, 1 - b);
+        else __pipeline_commit();
+        __pipeline_wait_prior(1);
+        __syncwarp();
+        int lo = SH + 1, hi = 0; /* offsets this lane finished: lo .. hi */
+        if (act && pst >= p0) {
+            double *tc = tiles[b] + lane * STL;
+            const double *sc = csb[b], *ss = sc + SH;
+            const int ttop = (int)(pst - p0 < nw - 1 ? pst - p0 : nw - 1);
+            int t = ttop;
+            if (TRI && first && j == pst) { /* the fill (j <= np - 1 = m - 2) */
+                const double y = tc[t];
+                sub[j] = -ss[t] * y;
+                x = sc[t] * y;
+                t--;
+                hi = ttop;
+            } else {
+                hi = ttop + 1;
+            }
+            first = false;
+            for (; t >= 0; t--) {
+                const double y = tc[t], cp = sc[t], sp = ss[t];
+                tc[t + 1] = cp * x - sp * y;
+                x = sp * x + cp * y;
+            }
+            lo = 1;
+        }
+        __syncwarp();
+        for (int cc = 0; cc < ncol; cc++) {
+            const int l = __shfl_sync(0xffffffffu, lo, cc), h = __shfl_sync(0xffffffffu, hi, cc);
+            double *ac = A + (j0 + cc) * lda + p0;
+            for (int t = l + lane; t <= h; t += 32) ac[t] = tiles[b][cc * STL + t];
         }
     }
+    if (act) a[0] = x;
 }
 
-/* zero x (length m) bottom-up without touching R (rotations p >= n), one thread */
-__global__ void tail_z(int64_t plo, int64_t phi, double *x, double *c, double *s)
+/* zero x(0 .. np) bottom-up: rotations p = np-1 .. 0, x[0] := r, the rest 0. The serial
+ * dlartg chain only carries r_(p+1) = +-||x(p+1 : np)||, so one block forms every suffix norm
+ * D_p at once (a scan of LAPACK's scaled sums of squares (scale, ssq): no overflow or harmful
+ * underflow), and rotation p is then dlartg(x_p, g) with g = r_(p+1) = D_(p+1) signed as x_(p+1)
+ * (+ for 0: dlartg returns |g| there), g = x_np for the last: all rotations in parallel. The
+ * result differs from the serial chain by rounding only (the suffix norms are more accurate). */
+constexpr int GT = 1024;
+
+struct ssq_t {
+    double scale, sumsq; /* the value is scale * sqrt(sumsq) */
+};
+
+__device__ __forceinline__ ssq_t ssq_add(ssq_t a, double v)
 {
-    double acc = x[phi + 1];
-    for (int64_t p = phi; p >= plo; p--) {
-        double r;
-        givens_lartg(x[p], acc, &c[p], &s[p], &r);
-        x[p + 1] = 0.0;
-        acc = r;
+    const double av = fabs(v);
+    if (av == 0.0) return a;
+    if (a.scale < av) {
+        const double r = a.scale / av;
+        return {av, 1.0 + a.sumsq * r * r};
     }
-    x[plo] = acc;
+    const double r = av / a.scale;
+    return {a.scale, a.sumsq + r * r};
+}
+
+__device__ __forceinline__ ssq_t ssq_join(ssq_t a, ssq_t b)
+{
+    if (b.scale == 0.0) return a;
+    if (a.scale == 0.0) return b;
+    if (a.scale < b.scale) {
+        const double r = a.scale / b.scale;
+        return {b.scale, b.sumsq + a.sumsq * r * r};
+    }
+    const double r = b.scale / a.scale;
+    return {a.scale, a.sumsq + b.sumsq * r * r};
+}
+
+__global__ void __launch_bounds__(GT) gen_zero(int64_t np, double *x, double *c, double *s)
+{
+    __shared__ double sc_[GT], sq_[GT];
+    const int t = threadIdx.x;
+    const int64_t N = np + 1, K = (N + GT - 1) / GT;
+    const int64_t lo = t * K < N ? t * K : N, hi = lo + K < N ? lo + K : N;
+    ssq_t mine = {0.0, 0.0};
+    for (int64_t e = lo; e < hi; e++) mine = ssq_add(mine, x[e]);
+    /* inclusive suffix scan over the threads (Hillis-Steele, from the right) */
+    sc_[t] = mine.scale, sq_[t] = mine.sumsq;
+    __syncthreads();
+    for (int o = 1; o < GT; o <<= 1) {
+        ssq_t v = {sc_[t], sq_[t]};
+        if (t + o < GT) v = ssq_join(v, ssq_t{sc_[t + o], sq_[t + o]});
+        __syncthreads();
+        sc_[t] = v.scale, sq_[t] = v.sumsq;
+        __syncthreads();
+    }
+    ssq_t run = t + 1 < GT ? ssq_t{sc_[t + 1], sq_[t + 1]} : ssq_t{0.0, 0.0};
+    /* D_e for e = 1 .. np into c[e - 1] (scratch, read back below by the same thread) */
+    for (int64_t e = hi - 1; e >= lo; e--) {
+        run = ssq_add(run, x[e]);
+        if (e >= 1) c[e - 1] = run.scale * sqrt(run.sumsq);
+    }
+    __syncthreads(); /* c[e-1] of e = hi (the next thread's first) is read below */
+    double r0 = 0.0;
+    for (int64_t p = lo; p < hi && p < np; p++) {
+        const double xn = x[p + 1];
+        const double g = p + 1 == np ? xn : (xn < 0 ? -c[p] : c[p]);
+        double cp, sp, r;
+        givens_lartg(x[p], g, &cp, &sp, &r);
+        c[p] = cp;
+        s[p] = sp;
+        if (p == 0) r0 = r;
+    }
+    __syncthreads(); /* every x read */
+    for (int64_t e = lo; e < hi; e++) x[e] = e == 0 ? r0 : 0.0;
 }
 
 
@@ -638,52 +808,35 @@ static int p_hess_to_tri(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t
     return FT_SUCCESS;
 }
 
-/* dlasr on the device with all rotations known: blocks of NB rows, each an apply over all
- * columns (shared by both tables) */
+/* dlasr on the device with all rotations known: one streaming launch (shared by both tables) */
 static int c_lasr(ft_queue_t *q, char direct, int64_t m, int64_t n, const double *c,
                   const double *s, double *A, int64_t lda)
 {
     if (m < 2 || n < 1) return FT_SUCCESS;
-    FT_CHECK(fused_setup());
     cudaStream_t st = ftla_cuda_queue_stream(q);
-    const size_t smem = CW * LDS * sizeof(double);
-    const int64_t np = m - 1;
-    const int fwd = direct == 'F' || direct == 'f';
-    for (int64_t b = 0; b < cdiv(np, NB); b++) {
-        const int64_t p0 = fwd ? b * NB : (np - (b + 1) * NB > 0 ? np - (b + 1) * NB : 0);
-        const int64_t p1 = fwd ? (p0 + NB < np ? p0 + NB : np) : np - b * NB;
-        fused_apply<<<(unsigned)cdiv(n, CW), CW, smem, st>>>(p0, (int)(p1 - p0), fwd, 0, n, c, s,
-                                                             A, lda);
-        FTLA_CUDA_TRY(cudaGetLastError());
-    }
+    const unsigned grid = (unsigned)cdiv(n, 32);
+    if (direct == 'F' || direct == 'f')
+        stream_sweep<true, false><<<grid, 32, 0, st>>>(m - 1, n, c, s, A, lda, NULL);
+    else stream_sweep<false, false><<<grid, 32, 0, st>>>(m - 1, n, c, s, A, lda, NULL);
+    FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }
 
 /* ---- fused table ---- */
 
+/* The rotations of vector zeroing come from the vector alone: all generated first (one serial
+ * dlartg chain), then applied to R in one streaming launch, the fill of column j into sub[j]. */
 static int f_zero_to_hess(ft_queue_t *q, int64_t m, int64_t n, double *x, double *R, int64_t ldr,
                           double *sub, double *c, double *s)
 {
     if (m < 2) return FT_SUCCESS;
-    FT_CHECK(fused_setup());
     cudaStream_t st = ftla_cuda_queue_stream(q);
-    const size_t smem = CW * LDS * sizeof(double);
-    int64_t np = m - 1; /* rotations 0 .. m-2 */
-    if (np > n) {       /* rotations p >= n touch no element of R: the vector alone */
-        tail_z<<<1, 1, 0, st>>>(n, np - 1, x, c, s);
+    gen_zero<<<1, GT, 0, st>>>(m - 1, x, c, s);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    if (n > 0) {
+        stream_sweep<false, true><<<(unsigned)cdiv(n, 32), 32, 0, st>>>(m - 1, n, c, s, R,
+                                                                                 ldr, sub);
         FTLA_CUDA_TRY(cudaGetLastError());
-        np = n;
-    }
-    for (int64_t p1 = np; p1 > 0; p1 -= NB) {
-        const int64_t p0 = p1 - NB > 0 ? p1 - NB : 0;
-        const int nr = (int)(p1 - p0);
-        fused_diag_z2h<<<1, NB, 0, st>>>(p0, nr, n, x, R, ldr, sub, c, s);
-        FTLA_CUDA_TRY(cudaGetLastError());
-        if (n > p1) {
-            fused_apply<<<(unsigned)cdiv(n - p1, CW), CW, smem, st>>>(p0, nr, 0, p1, n, c, s, R,
-                                                                      ldr);
-            FTLA_CUDA_TRY(cudaGetLastError());
-        }
     }
     return FT_SUCCESS;
 }

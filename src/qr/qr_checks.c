@@ -476,6 +476,7 @@ static int recover_located(qr_t *g, int64_t i, int64_t step, int64_t j, analysis
     const double t0 = ft_wtime();
     int ok;
     FT_CHECK(qr_recovery_w(g, i, j, &ok));
+    if (g->prof) g->ph_rec[QR_RPH_W] += ft_wtime() - t0;
     if (!ok) return FT_SUCCESS;
     /* the original column against the checksums: r = sigma w up to the rounding of both */
     const double thr = g->thrb[g->cb];
@@ -494,8 +495,10 @@ static int recover_located(qr_t *g, int64_t i, int64_t step, int64_t j, analysis
     }
     if (j >= i) FT_CHECK(qr_recovery_replace(g, j));
     else FT_CHECK(qr_recovery_update(g, i, j));
+    const double tc = ft_wtime();
     FT_CHECK(check_sums(g, i));
     analyse(g, a);
+    if (g->prof) g->ph_rec[QR_RPH_CHECK] += ft_wtime() - tc;
     g->trec += ft_wtime() - t0;
     if (!clean_level(g, a)) {
         ft_log(g->ctx, 1, "dgeqrf: column %lld: the checks do not pass after the QR update "

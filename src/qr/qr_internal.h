@@ -104,11 +104,17 @@ typedef struct {
      * in a ring of QR_EV_SLOTS steps, read two steps late, when they are known to have
      * completed, so reading them never waits on the device. */
     int prof;
+    /* recovery phases (QR_RPH_*): w, J below row i, J above (zero_to_hess), column j, G
+     * (hess_to_tri), G on the checksums, the checks after */
+    double ph_rec[8];
     double ph_panel, ph_wait, ph_update, ph_csum, ph_in, ph_out;
     ft_qevent_t *ev[QR_EV_SLOTS][4];
     int64_t ev_next;             /* first step whose events have not been read yet */
     int ev_la[QR_EV_SLOTS];      /* the step of this slot recorded its lookahead event */
 } qr_t;
+
+enum { QR_RPH_W, QR_RPH_BELOW, QR_RPH_Z2H, QR_RPH_COLJ, QR_RPH_H2T, QR_RPH_CSUM, QR_RPH_CHECK,
+       QR_RPH_N };
 
 static inline int64_t qr_imin(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t qr_imax(int64_t a, int64_t b) { return a > b ? a : b; }

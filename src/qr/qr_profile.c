@@ -33,4 +33,11 @@ void qr_profile_log(const qr_t *g)
            "%.3f ms, checksum %.3f ms, copy_in %.3f ms, copy_out %.3f ms, total %.3f ms",
            1e3 * g->ph_panel, 1e3 * g->ph_wait, 1e3 * g->ph_update, 1e3 * g->ph_csum,
            1e3 * g->ph_in, 1e3 * g->ph_out, 1e3 * (ft_wtime() - g->call->t0));
+    if (g->trec > 0)
+        ft_log(g->ctx, 1, "dgeqrf recovery phases (synced): w %.3f ms, J below %.3f, J above "
+               "(zero_to_hess) %.3f, column j %.3f, G (hess_to_tri) %.3f, G on checksums %.3f, "
+               "checks after %.3f; total recovery %.3f ms", 1e3 * g->ph_rec[QR_RPH_W],
+               1e3 * g->ph_rec[QR_RPH_BELOW], 1e3 * g->ph_rec[QR_RPH_Z2H],
+               1e3 * g->ph_rec[QR_RPH_COLJ], 1e3 * g->ph_rec[QR_RPH_H2T],
+               1e3 * g->ph_rec[QR_RPH_CSUM], 1e3 * g->ph_rec[QR_RPH_CHECK], 1e3 * g->trec);
 }

@@ -20,6 +20,7 @@
 #include "core/size.h"
 #include "givens/givens.h"
 #include "qr/qr_internal.h"
+#include "qr/qr_solve_kernels.h"
 #include "qr/qrf.h"
 
 #include <stdlib.h>
@@ -150,6 +151,19 @@ int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t 
     return FT_SUCCESS;
 }
 
+/* x := (H_p0 ... H_(p1-1))^T x for one m-vector x in work memory: the backend's one-launch
+ * kernel where it has one, else qr_apply_reflectors */
+static int reflect_vec_t(qr_t *g, int64_t p0, int64_t p1, double *x)
+{
+    const qr_solve_kernels_t *K = qr_solve_kernels(g->be);
+    int done = 0;
+    if (K && K->reflect_vec)
+        FT_CHECK(K->reflect_vec(g->qm, 1, g->m, g->k, g->nb, p0, p1, g->dA, g->ldda, g->dT, x,
+                                &done));
+    if (done) return FT_SUCCESS;
+    return qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, x, g->m, g->dWa, g->nb);
+}
+
 /* Panels whose reflectors have been applied to the state at boundary i. */
 static int64_t panels_done(const qr_t *g, int64_t i) { return i >= g->k ? g->np : i / g->nb; }
 
@@ -166,14 +180,14 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok)
     for (int r = 0; g->qrf && r < g->qrf->nrec; r++) {
         const qrf_rec_t *rec = &g->qrf->rec[r];
         const int64_t p1 = rec->i >= g->k ? g->np : rec->i / g->nb;
-        FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, g->dY, m, g->dWa, g->nb));
+        FT_CHECK(reflect_vec_t(g, p0, p1, g->dY));
         p0 = p1;
         FT_CHECK(be->get_matrix(g->qm, m, 1, g->dY, m, g->hcol, m));
         FT_CHECK(be->sync(g->qm));
         qrf_apply_record(rec, 1, 0, g->hcol, m, 1, m);
         FT_CHECK(be->set_matrix(g->qm, m, 1, g->hcol, m, g->dY, m));
     }
-    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p0, pd, 1, g->dY, m, g->dWa, g->nb));
+    FT_CHECK(reflect_vec_t(g, p0, pd, g->dY));
     /* z = Q~^T a_j, kept: the recovered column is written from z itself, never as S(:, j) + w
      * (S(:, j) holds the error; for an error far above ||A|| the sum would keep its rounding,
      * u |e|, and the checks after the recovery would fail) */
@@ -194,6 +208,17 @@ int qr_recovery_replace(qr_t *g, int64_t j)
     return g->be->sync(g->qm);
 }
 
+/* profile only (verbose >= 1): wait for q, add the time since *t to the phase, restart */
+static int rphase(qr_t *g, ft_queue_t *q, int ph, double *t)
+{
+    if (!g->prof) return FT_SUCCESS;
+    FT_CHECK(g->be->sync(q));
+    const double now = ft_wtime();
+    g->ph_rec[ph] += now - *t;
+    *t = now;
+    return FT_SUCCESS;
+}
+
 int qr_recovery_update(qr_t *g, int64_t i, int64_t j)
 {
     const ft_backend_t *be = g->be;
@@ -202,6 +227,7 @@ int qr_recovery_update(qr_t *g, int64_t i, int64_t j)
     double *dA = g->dA, *cJ = g->dRot, *sJ = cJ + m, *cG = sJ + m, *sG = cG + m;
     ft_queue_t *q = g->qm;
     const int64_t ip = i + 1 < m ? i + 1 : m; /* rows 0 .. ip-1: finished rows and row i */
+    double tp = ft_wtime();
     /* J, the planes below row i: w(i+1 : m) into w(i); they mix trailing rows only (columns
      * >= i; rows >= i hold no data left of column i) */
     if (m - 1 > i) {
@@ -209,10 +235,12 @@ int qr_recovery_update(qr_t *g, int64_t i, int64_t j)
         if (n > i) FT_CHECK(K->lasr(q, 'B', m - i, n - i, cJ + i, sJ + i, dA + i + i * ld, ld));
         FT_CHECK(K->lasr(q, 'B', m - i, nc, cJ + i, sJ + i, g->dCS + i, m));
     }
+    FT_CHECK(rphase(g, q, QR_RPH_BELOW, &tp));
     /* J, the planes above: rows 0 .. ip-1 are upper trapezoidal; the result is upper
      * Hessenberg, its subdiagonal in dSub (Algorithm 1: k1 = J^T w, k2 = J^T R~) */
     FT_CHECK(K->zero_to_hess(q, ip, n, g->dY, dA, ld, g->dSub, cJ, sJ));
     FT_CHECK(K->lasr(q, 'B', ip, nc, cJ, sJ, g->dCS, m));
+    FT_CHECK(rphase(g, q, QR_RPH_Z2H, &tp));
     /* H^ = k2 + k1 e_j^T, k1 = +-||w|| e_1: column j of H^ is J^T (R~_j + w) = J^T z, formed
      * from z (the same rotations) rather than as k2_j + k1, which would keep the rounding of the
      * error in R~_j; its rows below j + 1 are zero up to rounding and not stored */
@@ -222,8 +250,11 @@ int qr_recovery_update(qr_t *g, int64_t i, int64_t j)
     FT_CHECK(be->copy_matrix(q, 1, 1, g->dZ + j + 1, 1, g->dSub + j, 1)); /* j < i < ip */
     /* G: H^ to triangular, top-down */
     const int64_t ng = ip - 1 < n ? ip - 1 : n;
+    FT_CHECK(rphase(g, q, QR_RPH_COLJ, &tp));
     FT_CHECK(K->hess_to_tri(q, ip, n, dA, ld, g->dSub, cG, sG));
+    FT_CHECK(rphase(g, q, QR_RPH_H2T, &tp));
     FT_CHECK(K->lasr(q, 'F', ng + 1, nc, cG, sG, g->dCS, m));
+    FT_CHECK(rphase(g, q, QR_RPH_CSUM, &tp));
     if (g->qrf) {
         double *h = malloc((size_t)(4 * m) * sizeof(double));
         if (!h) return FT_ERR_ALLOC;

@@ -7,6 +7,8 @@
  */
 #include "backend/cuda/cuda_internal.h"
 
+#include <cooperative_groups.h>
+
 extern "C" {
 #include "qr/qr_solve_kernels.h"
 }
@@ -135,6 +137,85 @@ __global__ void __launch_bounds__(ST) scale_k(int64_t m, int64_t n, double mul, 
             A[i + j * lda] *= mul;
 }
 
+
+/* ---- block reflectors to one vector (the recovery's z = Q~^T a_j) ----------------------------
+ * x := H_(p1-1)^T ... H_p0^T x (trans) or H_p0 ... H_(p1-1) x, H_p = I - V_p T_p V_p^T, V_p the
+ * unit lower trapezoid in A(i:m, i:i+ib), i = p nb. The cuBLAS path pays about seven launches
+ * per panel for a vector (15-35 ms at m = 16384, 256 panels); here one cooperative launch runs
+ * all panels, two grid barriers each: every block forms its rows' share of V^T x (a warp per
+ * column, lanes along rows: coalesced), then every block sums the shares, applies T or T^T, and
+ * updates its rows of x. V is read twice per panel, once per phase. */
+constexpr int VT = 256, VNB = 64; /* threads; the largest nb served (else the cuBLAS path) */
+
+__device__ __forceinline__ double vref(const double *A, int64_t lda, int64_t i, int64_t r, int c)
+{
+    const int64_t d = r - i; /* row within the panel */
+    return d > c ? A[r + (i + c) * lda] : (d == c ? 1.0 : 0.0);
+}
+
+__global__ void __launch_bounds__(VT) reflect_vec_k(int trans, int64_t m, int64_t k, int64_t nb,
+                                                    int64_t p0, int64_t p1, const double *A,
+                                                    int64_t lda, const double *T, double *x,
+                                                    double *part)
+{
+    namespace cg = cooperative_groups;
+    cg::grid_group grid = cg::this_grid();
+    __shared__ double w[VNB], w2[VNB], red[VT / 32][VNB];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int64_t G = gridDim.x, b = blockIdx.x;
+    for (int64_t s = 0; s < p1 - p0; s++) {
+        const int64_t p = trans ? p0 + s : p1 - 1 - s;
+        const int64_t i = p * nb, mi = m - i;
+        const int ib = (int)(k - i < nb ? k - i : nb);
+        const int64_t L = (mi + G - 1) / G, r0 = i + b * L, r1 = r0 + L < m ? r0 + L : m;
+        /* phase 1: part[b][c] = sum over rows r0 .. r1-1 of V(r, c) x(r) */
+        for (int c = warp; c < ib; c += VT / 32) {
+            double acc = 0.0;
+            for (int64_t r = r0 + lane; r < r1; r += 32) acc += vref(A, lda, i, r, c) * __ldcg(x + r);
+            for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+            if (lane == 0) part[b * VNB + c] = acc;
+        }
+        grid.sync();
+        /* phase 2: w = sum of the shares (every block), w2 = op(T)^T-side product:
+         * trans: H^T x = x - V T^T (V^T x);  no trans: H x = x - V T (V^T x) */
+        for (int c = warp; c < ib; c += VT / 32) {
+            double acc = 0.0;
+            for (int64_t q = lane; q < G; q += 32) acc += __ldcg(part + q * VNB + c);
+            for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+            if (lane == 0) w[c] = acc;
+        }
+        __syncthreads();
+        {
+            const double *Tp = T + p * nb * nb; /* ib x ib upper triangular, ld nb */
+            /* trans: w2 = T^T w, w2[c] = sum_{r <= c} T(r, c) w[r]; else w2 = T w,
+             * w2[r] = sum_{c >= r} T(r, c) w[c] */
+            const int q = tid & (VNB - 1), part4 = tid / VNB; /* 4 threads per entry */
+            double acc = 0.0;
+            if (q < ib) {
+                if (trans)
+                    for (int r = part4; r <= q; r += VT / VNB) acc += Tp[r + q * nb] * w[r];
+                else
+                    for (int c = q + part4; c < ib; c += VT / VNB) acc += Tp[q + c * nb] * w[c];
+            }
+            red[part4][q] = acc;
+            __syncthreads();
+            if (tid < ib) {
+                double v = 0.0;
+                for (int u = 0; u < VT / VNB; u++) v += red[u][tid];
+                w2[tid] = v;
+            }
+            __syncthreads();
+        }
+        /* phase 3: x(r) -= sum_c V(r, c) w2[c], rows r0 .. r1-1 */
+        for (int64_t r = r0 + tid; r < r1; r += VT) {
+            double acc = 0.0;
+            for (int c = 0; c < ib; c++) acc += vref(A, lda, i, r, c) * w2[c];
+            x[r] = __ldcg(x + r) - acc; /* through L2: other blocks wrote x before */
+        }
+        grid.sync();
+    }
+}
+
 } /* namespace */
 
 extern "C" {
@@ -175,7 +256,41 @@ static int c_scale(ft_queue_t *q, int64_t m, int64_t n, double mul, double *A, i
     return FT_SUCCESS;
 }
 
-static const qr_solve_kernels_t s_cuda = {"cuda", c_rot, c_transpose, c_scale};
+
+/* NULL-free: *done = 0 where the kernel cannot serve (nb > 64, no cooperative launch) */
+static int c_reflect_vec(ft_queue_t *q, int trans, int64_t m, int64_t k, int64_t nb, int64_t p0,
+                         int64_t p1, const double *A, int64_t lda, const double *T, double *x,
+                         int *done)
+{
+    *done = 0;
+    if (p1 <= p0 || m <= 0) {
+        *done = 1;
+        return FT_SUCCESS;
+    }
+    if (nb > VNB) return FT_SUCCESS;
+    int dev, coop = 0, sms = 0, per = 0;
+    FTLA_CUDA_TRY(cudaGetDevice(&dev));
+    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, reflect_vec_k, VT, 0));
+    if (!coop || per < 1) return FT_SUCCESS;
+    cudaStream_t st = ftla_cuda_queue_stream(q);
+    int64_t grid = (int64_t)sms; /* one block per multiprocessor: the barriers stay cheap */
+    const int64_t rows = (m + 31) / 32; /* no more blocks than 32-row chunks */
+    if (grid > rows) grid = rows;
+    double *part = NULL;
+    FTLA_CUDA_TRY(cudaMallocAsync((void **)&part, (size_t)grid * VNB * sizeof(double), st));
+    void *args[] = {&trans, &m, &k, &nb, &p0, &p1, (void *)&A, &lda, (void *)&T, &x, &part};
+    const cudaError_t e = cudaLaunchCooperativeKernel((const void *)reflect_vec_k,
+                                                      dim3((unsigned)grid), dim3(VT), args, 0, st);
+    const cudaError_t e2 = cudaFreeAsync(part, st);
+    FTLA_CUDA_TRY(e);
+    FTLA_CUDA_TRY(e2);
+    *done = 1;
+    return FT_SUCCESS;
+}
+
+static const qr_solve_kernels_t s_cuda = {"cuda", c_rot, c_transpose, c_scale, c_reflect_vec};
 
 const qr_solve_kernels_t *qr_solve_kernels_cuda(void) { return &s_cuda; }
 

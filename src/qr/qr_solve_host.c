@@ -82,7 +82,7 @@ static int h_scale(ft_queue_t *q, int64_t m, int64_t n, double mul, double *A, i
     return ft_host_submit(q, run_task, &a, sizeof a);
 }
 
-static const qr_solve_kernels_t s_host = {"host", h_rot, h_transpose, h_scale};
+static const qr_solve_kernels_t s_host = {"host", h_rot, h_transpose, h_scale, NULL};
 
 #ifndef FTLA_HAVE_CUDA
 const qr_solve_kernels_t *qr_solve_kernels_cuda(void) { return NULL; }
