@@ -170,8 +170,15 @@ __global__ void __launch_bounds__(VT) reflect_vec_k(int trans, int64_t m, int64_
         const int64_t L = (mi + G - 1) / G, r0 = i + b * L, r1 = r0 + L < m ? r0 + L : m;
         /* phase 1: part[b][c] = sum over rows r0 .. r1-1 of V(r, c) x(r) */
         for (int c = warp; c < ib; c += VT / 32) {
-            double acc = 0.0;
-            for (int64_t r = r0 + lane; r < r1; r += 32) acc += vref(A, lda, i, r, c) * __ldcg(x + r);
+            /* four rows per lane in flight (the loads, not the adds, are the latency) */
+            double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+            for (int64_t r = r0 + lane; r < r1; r += 128) {
+                a0 += vref(A, lda, i, r, c) * __ldcg(x + r);
+                if (r + 32 < r1) a1 += vref(A, lda, i, r + 32, c) * __ldcg(x + r + 32);
+                if (r + 64 < r1) a2 += vref(A, lda, i, r + 64, c) * __ldcg(x + r + 64);
+                if (r + 96 < r1) a3 += vref(A, lda, i, r + 96, c) * __ldcg(x + r + 96);
+            }
+            double acc = (a0 + a1) + (a2 + a3);
             for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
             if (lane == 0) part[b * VNB + c] = acc;
         }
@@ -208,8 +215,13 @@ __global__ void __launch_bounds__(VT) reflect_vec_k(int trans, int64_t m, int64_
         }
         /* phase 3: x(r) -= sum_c V(r, c) w2[c], rows r0 .. r1-1 */
         for (int64_t r = r0 + tid; r < r1; r += VT) {
-            double acc = 0.0;
-            for (int c = 0; c < ib; c++) acc += vref(A, lda, i, r, c) * w2[c];
+            double acc = 0.0, acc2 = 0.0;
+#pragma unroll 8
+            for (int c = 0; c < ib; c += 2) {
+                acc += vref(A, lda, i, r, c) * w2[c];
+                if (c + 1 < ib) acc2 += vref(A, lda, i, r, c + 1) * w2[c + 1];
+            }
+            acc += acc2;
             x[r] = __ldcg(x + r) - acc; /* through L2: other blocks wrote x before */
         }
         grid.sync();
