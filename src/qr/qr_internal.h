@@ -148,7 +148,13 @@ int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda);
 int qr_source_wait(qr_t *g);
 int qr_source_order(qr_t *g);
 int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t p1, int64_t nc,
-                        double *X, int64_t ldx, double *Wk, int64_t ldw);
+                        double *X, int64_t ldx, double *Wk);
+/* qr_solve_gpu.c: one block of ib reflectors at row i (V in place in dA, T ld nb) applied as
+ * LAPACK dlarfb, left (rows i .. nq-1 of the nq x n C) or right (columns i .. nq-1 of the
+ * m x nq C), op(H) = H^T where tr; W: ib x n (ld nb) left, m x ib (ld m) right. */
+int qr_larfb(const ft_backend_t *be, ft_queue_t *q, int left, int tr, int64_t m, int64_t n,
+             int64_t nq, int64_t i, int64_t ib, const double *dA, int64_t ldda, const double *T,
+             int64_t nb, const double *dI, double *dC, int64_t lddc, double *W);
 int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok);
 int qr_recovery_update(qr_t *g, int64_t i, int64_t j);
 int qr_recovery_replace(qr_t *g, int64_t j);

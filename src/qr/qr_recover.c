@@ -123,30 +123,19 @@ static int source_columns(qr_t *g, int64_t j0, int64_t nc, double *dst, int64_t 
 
 /* X := op(H_p0 ... H_(p1-1)) X for the reflectors of panels p0 .. p1-1 stored in A (unit lower
  * V in the columns of each panel, T in dT): trans 'T' applies H_p0^T first, 'N' H_(p1-1) first.
- * X is m x nc (work memory, ld ldx); Wk nb x nc (ld ldw). LAPACK dlarfb with V in place:
- *   W = V1^T X1 + V2^T X2;  W = op(T)^T... ;  X2 -= V2 W;  X1 -= V1 W. */
+ * X is m x nc (work memory, ld ldx); Wk nb x nc (ld nb). Each panel is LAPACK dlarfb with V in
+ * place (qr_larfb, shared with ft_dormqr_gpu). */
 int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t p1, int64_t nc,
-                        double *X, int64_t ldx, double *Wk, int64_t ldw)
+                        double *X, int64_t ldx, double *Wk)
 {
-    const ft_backend_t *be = g->be;
-    const int64_t m = g->m, nb = g->nb, ld = g->ldda;
+    const int64_t nb = g->nb;
     const int t = trans == 'T' || trans == 't';
     if (nc <= 0) return FT_SUCCESS;
     for (int64_t s = 0; s < p1 - p0; s++) {
         const int64_t p = t ? p0 + s : p1 - 1 - s;
-        const int64_t i = p * nb, ib = qr_imin(nb, g->k - i), mi = m - i;
-        const double *V1 = g->dA + i + i * ld, *V2 = V1 + ib, *T = g->dT + p * nb * nb;
-        double *X1 = X + i, *X2 = X + i + ib;
-        FT_CHECK(be->copy_matrix(q, ib, nc, X1, ldx, Wk, ldw));
-        FT_CHECK(be->dtrmm(q, 'L', 'L', 'T', 'U', ib, nc, 1.0, V1, ld, Wk, ldw));
-        if (mi > ib)
-            FT_CHECK(be->dgemm(q, 'T', 'N', ib, nc, mi - ib, 1.0, V2, ld, X2, ldx, 1.0, Wk, ldw));
-        /* H^T = I - V T^T V^T, H = I - V T V^T */
-        FT_CHECK(be->dtrmm(q, 'L', 'U', t ? 'T' : 'N', 'N', ib, nc, 1.0, T, nb, Wk, ldw));
-        if (mi > ib)
-            FT_CHECK(be->dgemm(q, 'N', 'N', mi - ib, nc, ib, -1.0, V2, ld, Wk, ldw, 1.0, X2, ldx));
-        FT_CHECK(be->dtrmm(q, 'L', 'L', 'N', 'U', ib, nc, 1.0, V1, ld, Wk, ldw));
-        FT_CHECK(be->dgemm(q, 'N', 'N', ib, nc, ib, -1.0, g->dI, nb, Wk, ldw, 1.0, X1, ldx));
+        const int64_t i = p * nb, ib = qr_imin(nb, g->k - i);
+        FT_CHECK(qr_larfb(g->be, q, 1, t, g->m, nc, g->m, i, ib, g->dA, g->ldda,
+                          g->dT + p * nb * nb, nb, g->dI, X, ldx, Wk));
     }
     return FT_SUCCESS;
 }
@@ -161,7 +150,7 @@ static int reflect_vec_t(qr_t *g, int64_t p0, int64_t p1, double *x)
         FT_CHECK(K->reflect_vec(g->qm, 1, g->m, g->k, g->nb, p0, p1, g->dA, g->ldda, g->dT, x,
                                 &done));
     if (done) return FT_SUCCESS;
-    return qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, x, g->m, g->dWa, g->nb);
+    return qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, x, g->m, g->dWa);
 }
 
 /* Panels whose reflectors have been applied to the state at boundary i. */
@@ -281,9 +270,8 @@ int qr_refactor(qr_t *g, int64_t P)
         return FT_SUCCESS;
     }
     FT_CHECK(be->copy_matrix(g->qm, m, nc, g->dCS0, m, g->dCS, m));
-    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, n - i0, g->dA + i0 * ld, ld, g->dWb,
-                                 g->nb));
-    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, nc, g->dCS, m, g->dWc, g->nb));
+    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, n - i0, g->dA + i0 * ld, ld, g->dWb));
+    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, nc, g->dCS, m, g->dWc));
     FT_CHECK(be->sync(g->qm));
     ft_report_t *r = g->rep;
     if (r->refactor_col < 0 || i0 < r->refactor_col) r->refactor_col = i0;

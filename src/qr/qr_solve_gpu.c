@@ -73,10 +73,9 @@ static int gram(const ft_backend_t *be, ft_queue_t *q, int64_t nq, int64_t i, in
  * C(:, i:nq) := C(:, i:nq) op(H) through W = C V op(T) (m x ib, ld m). op(H) = H^T = I - V T^T
  * V^T for trans 'T'. The unit triangle V1 works through dtrmm; C1 -= W through a product with
  * the identity dI (the backend has no matrix add). */
-static int larfb(const ft_backend_t *be, ft_queue_t *q, int left, int tr, int64_t m, int64_t n,
-                 int64_t nq, int64_t i, int64_t ib, const double *dA, int64_t ldda,
-                 const double *T, int64_t nb, const double *dI, double *dC, int64_t lddc,
-                 double *W)
+int qr_larfb(const ft_backend_t *be, ft_queue_t *q, int left, int tr, int64_t m, int64_t n,
+             int64_t nq, int64_t i, int64_t ib, const double *dA, int64_t ldda, const double *T,
+             int64_t nb, const double *dI, double *dC, int64_t lddc, double *W)
 {
     const int64_t mi = nq - i;
     const double *V1 = dA + i + i * ldda, *V2 = V1 + ib;
@@ -200,7 +199,7 @@ static int ormqr_dev(ft_call_t *c, int left, int tr, int64_t m, int64_t n, int64
         for (int64_t r = 0; r <= nr && !st; r++) {
             const int64_t end = r < nr ? qr_imin(F->rec[r].i, k) : k;
             for (; b < nblk && blk[b].i < end && !st; b++)
-                st = larfb(be, q, left, tr, m, n, nq, blk[b].i, blk[b].ib, dA, ldda,
+                st = qr_larfb(be, q, left, tr, m, n, nq, blk[b].i, blk[b].ib, dA, ldda,
                            dT + b * nbb, nb, dI, dC, lddc, dW);
             if (r < nr && !st) {
                 st = record(kern, q, &F->rec[r], dR + off, left, 0, dC, m, n, lddc);
@@ -212,7 +211,7 @@ static int ormqr_dev(ft_call_t *c, int left, int tr, int64_t m, int64_t n, int64
         for (int64_t r = nr; r >= 0 && !st; r--) {
             const int64_t start = r > 0 ? qr_imin(F->rec[r - 1].i, k) : 0;
             for (; b >= 0 && blk[b].i >= start && !st; b--)
-                st = larfb(be, q, left, tr, m, n, nq, blk[b].i, blk[b].ib, dA, ldda,
+                st = qr_larfb(be, q, left, tr, m, n, nq, blk[b].i, blk[b].ib, dA, ldda,
                            dT + b * nbb, nb, dI, dC, lddc, dW);
             if (r > 0 && !st) {
                 off -= 2 * (F->rec[r - 1].nj + F->rec[r - 1].ng);

@@ -388,25 +388,39 @@ static int to_tri(char side, char uplo, char diag, cublasSideMode_t *cs, cublasF
     return FT_SUCCESS;
 }
 
+/* the cuBLAS arguments of a triangular operation (dtrmm, dtrsm); *empty when m or n is 0 */
+struct tri_args {
+    cublasOperation_t op;
+    cublasSideMode_t side;
+    cublasFillMode_t uplo;
+    cublasDiagType_t diag;
+    int m, n, lda, ldb;
+};
+
+static int to_tri_args(char side, char uplo, char transa, char diag, int64_t m, int64_t n,
+                       int64_t lda, int64_t ldb, tri_args *a, int *empty)
+{
+    FT_CHECK(to_op(transa, &a->op));
+    FT_CHECK(to_tri(side, uplo, diag, &a->side, &a->uplo, &a->diag));
+    *empty = m == 0 || n == 0;
+    if (*empty) return FT_SUCCESS;
+    FT_CHECK(to_int(m, &a->m));
+    FT_CHECK(to_int(n, &a->n));
+    FT_CHECK(to_int(lda, &a->lda));
+    return to_int(ldb, &a->ldb);
+}
+
 static int c_dtrmm(ft_queue_t *q, char side, char uplo, char transa, char diag,
                    int64_t m, int64_t n, double alpha, const double *A, int64_t lda, double *B,
                    int64_t ldb)
 {
-    cublasOperation_t op;
-    FT_CHECK(to_op(transa, &op));
-    cublasSideMode_t cs;
-    cublasFillMode_t cu;
-    cublasDiagType_t cd;
-    FT_CHECK(to_tri(side, uplo, diag, &cs, &cu, &cd));
-    if (m == 0 || n == 0) return FT_SUCCESS;
-    int im, in, ilda, ildb;
-    FT_CHECK(to_int(m, &im));
-    FT_CHECK(to_int(n, &in));
-    FT_CHECK(to_int(lda, &ilda));
-    FT_CHECK(to_int(ldb, &ildb));
-    cublasHandle_t h = q->handle;
+    tri_args a;
+    int empty;
+    FT_CHECK(to_tri_args(side, uplo, transa, diag, m, n, lda, ldb, &a, &empty));
+    if (empty) return FT_SUCCESS;
     /* in place: cuBLAS allows C == B (same ld) for the out-of-place v2 dtrmm */
-    CUBLAS_TRY(cublasDtrmm(h, cs, cu, op, cd, im, in, &alpha, A, ilda, B, ildb, B, ildb));
+    CUBLAS_TRY(cublasDtrmm(q->handle, a.side, a.uplo, a.op, a.diag, a.m, a.n, &alpha, A, a.lda, B,
+                           a.ldb, B, a.ldb));
     return FT_SUCCESS;
 }
 
@@ -414,19 +428,12 @@ static int c_dtrsm(ft_queue_t *q, char side, char uplo, char transa, char diag,
                    int64_t m, int64_t n, double alpha, const double *A, int64_t lda, double *B,
                    int64_t ldb)
 {
-    cublasOperation_t op;
-    FT_CHECK(to_op(transa, &op));
-    cublasSideMode_t cs;
-    cublasFillMode_t cu;
-    cublasDiagType_t cd;
-    FT_CHECK(to_tri(side, uplo, diag, &cs, &cu, &cd));
-    if (m == 0 || n == 0) return FT_SUCCESS;
-    int im, in, ilda, ildb;
-    FT_CHECK(to_int(m, &im));
-    FT_CHECK(to_int(n, &in));
-    FT_CHECK(to_int(lda, &ilda));
-    FT_CHECK(to_int(ldb, &ildb));
-    CUBLAS_TRY(cublasDtrsm(q->handle, cs, cu, op, cd, im, in, &alpha, A, ilda, B, ildb));
+    tri_args a;
+    int empty;
+    FT_CHECK(to_tri_args(side, uplo, transa, diag, m, n, lda, ldb, &a, &empty));
+    if (empty) return FT_SUCCESS;
+    CUBLAS_TRY(cublasDtrsm(q->handle, a.side, a.uplo, a.op, a.diag, a.m, a.n, &alpha, A, a.lda, B,
+                           a.ldb));
     return FT_SUCCESS;
 }
 
