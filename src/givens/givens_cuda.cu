@@ -398,9 +398,11 @@ __global__ void __launch_bounds__(GT) gen_zero(int64_t np, double *x, double *c,
  * the steps are dependent: 57 us per step on the H100, 5 % of HBM (docs/givens.md). Here one
  * launch runs the whole reduction:
  *   - the leader (block 0, 8 warps) walks down the diagonal. Warp 0 generates the rotations of
- *     block k (64) in panel k's diagonal block held in shared memory, two columns per lane; the
- *     diagonal entry the next rotation needs is formed by every lane from the two values of the
- *     next column (f' = c h - s x), so the chain per rotation is dlartg plus two flops. Warp 1
+ *     block k (64) in panel k's diagonal block held in shared memory, two columns per lane, each
+ *     column a carry chain in a register; the diagonal entry the next rotation needs is formed
+ *     by every lane from the next column's carry, diagonal and subdiagonal, shuffled from its
+ *     owner a step ahead (f' = c h - s x), so the chain per rotation is dlartg plus two flops
+ *     (bench/micro/h2t_chain.cu measures what that chain alone costs). Warp 1
  *     applies the same rotations, a few behind, to panel k+1 (the look-ahead) after catching it
  *     up with block k-1, so panel k+1's diagonal block is ready when warp 0 finishes. Warps 2-7
  *     store finished rows, publish each block to the workers, and prefetch (cp.async) the
@@ -512,46 +514,59 @@ __device__ void leader(const Args &a, double *sm)
         double *D = bufD(k & 1), *L = bufL((k + 1) & 1);
         double *rc = rot + (k & 1) * 2 * PNB, *rp = rot + ((k + 1) & 1) * 2 * PNB;
         if (warp == 0) {
-            /* generate block k; lane owns columns lane and lane + 32 */
+            /* generate block k; lane owns columns t = lane and lane + 32. Each column runs as a
+             * carry chain: x_t = its entry in row p after rotations 0 .. p-1 (a register), the
+             * original row p+1 read from D (independent of the chain), the finished row p
+             * written back. Rotation p+1 is formed by every lane from rotation p and column
+             * p+1's carry, diagonal and subdiagonal (shuffled from its owner one step ahead,
+             * off the chain): f' = c h - s x, so the serial chain per rotation is two flops and
+             * dlartg (one rsqrt) with no shared-memory round trip, barrier or divergence. */
+            double x0 = D[lane * LDD], x1 = D[(lane + 32) * LDD];
+            const double dg0 = D[lane * LDD + lane];
+            const double dg1 = D[(lane + 32) * LDD + lane + 32];
+            const double sg0 = D[lane * LDD + lane + 1], sg1 = D[(lane + 32) * LDD + lane + 33];
             double c, s, r;
             lartg_fast(D[0], D[1], c, s, r);
             for (int p = 0; p < nr; p++) {
+                const int q = p + 1, ql = q & 31;
+                const bool hi = q >= 32;
+                /* column p+1 before rotation p (its owner's carry), diagonal, subdiagonal */
+                const double xa = __shfl_sync(0xffffffffu, hi ? x1 : x0, ql);
+                const double ya = __shfl_sync(0xffffffffu, hi ? dg1 : dg0, ql);
+                const double ga = __shfl_sync(0xffffffffu, hi ? sg1 : sg0, ql);
                 double cn = 0.0, sn = 0.0, rn = 0.0;
-                double h1 = 0.0, x1 = 0.0, g1 = 0.0;
-                if (p + 1 < nr) { /* column p+1 after rotation p-1 */
-                    h1 = D[(p + 1) * LDD + p + 1];
-                    x1 = D[(p + 1) * LDD + p];
-                    g1 = D[(p + 1) * LDD + p + 2];
-                }
-                __syncwarp(); /* read before column p+1's owner writes it below */
-                if (p + 1 < nr) lartg_fast(c * h1 - s * x1, g1, cn, sn, rn); /* f' = c h - s x */
+                if (q < nr) lartg_fast(c * ya - s * xa, ga, cn, sn, rn);
                 if (lane == 0) {
                     rc[p] = c;
                     rc[PNB + p] = s;
                     a.c[p0 + p] = c;
                     a.s[p0 + p] = s;
                 }
-#pragma unroll
-                for (int h = 0; h < 2; h++) {
-                    const int t = lane + 32 * h;
-                    double *col = D + t * LDD;
-                    if (t > p && t < ncol) {
-                        const double x = col[p], y = col[p + 1];
-                        col[p] = s * y + c * x;
-                        col[p + 1] = c * y - s * x;
-                    } else if (t == p) {
-                        col[p] = r;
-                        col[p + 1] = 0.0;
-                    }
+                {
+                    double *col = D + lane * LDD;
+                    const double y = col[p + 1], o = s * y + c * x0;
+                    if (lane > p && lane < ncol) col[p] = o;
+                    else if (lane == p) col[p] = r;
+                    x0 = c * y - s * x0;
+                }
+                {
+                    double *col = D + (lane + 32) * LDD;
+                    const double y = col[p + 1], o = s * y + c * x1;
+                    if (lane + 32 > p && lane + 32 < ncol) col[p] = o;
+                    else if (lane + 32 == p) col[p] = r;
+                    x1 = c * y - s * x1;
                 }
                 /* rotations 8c .. 8c+7 to warp 1: named barrier 3 + c, one arrive and one sync
                  * per step each (warp 1 may be late without holding warp 0 up) */
                 if (hasL && (p & 7) == 7) asm volatile("bar.arrive %0, 64;\n" ::"r"(3 + (p >> 3)) : "memory");
-                __syncwarp();
                 c = cn;
                 s = sn;
                 r = rn;
             }
+            /* columns without a rotation of their own (a wide last block): their carry */
+            if (lane >= nr && lane < ncol) D[lane * LDD + nr] = x0;
+            if (lane + 32 >= nr && lane + 32 < ncol) D[(lane + 32) * LDD + nr] = x1;
+            __syncwarp();
             if (lane == 0) PROF_ADD(0, tp);
         } else if (warp == 1) {
             if (hasL) {
