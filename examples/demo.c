@@ -96,6 +96,7 @@ static const char *region_name(ft_region_t r)
     case FT_REGION_R: return "R";
     case FT_REGION_TRAILING: return "trailing";
     case FT_REGION_Q: return "Q";
+    case FT_REGION_TAU: return "tau";
     case FT_REGION_CHECKSUM: return "checksum";
     default: return "?";
     }

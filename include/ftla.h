@@ -124,6 +124,10 @@ typedef struct {
                            2 = a device copy (CUDA; the host otherwise); -1 = none: such errors
                            are located and returned as FT_ERR_NOT_RECOVERED. A column source
                            (ft_context_set_column_source) replaces the copy. */
+    int protect_q;    /**< ft_dgeqrf: the checkpoint of the Householder vectors and tau (issue 9,
+                           docs/fault-model.md): 0 = default (on when protect is), 1 = on,
+                           -1 = off (for measurement; the report then counts the vectors as
+                           unchecked). */
     /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
 
@@ -173,7 +177,8 @@ typedef enum {
     FT_REGION_CHECKSUM = 3, /**< the checksums themselves (dgemm: predicted row checks; QR: columns) */
     FT_REGION_R = 4,        /**< ft_dgeqrf: finished rows of R */
     FT_REGION_TRAILING = 5, /**< ft_dgeqrf: the trailing matrix before a panel step */
-    FT_REGION_Q = 6         /**< ft_dgeqrf: finished Householder vectors */
+    FT_REGION_Q = 6,        /**< ft_dgeqrf: finished Householder vectors */
+    FT_REGION_TAU = 7       /**< ft_dgeqrf: finished tau (host memory); col = its index, row unused */
 } ft_region_t;
 
 /** One planned fault. row/col/step/call = -1 mean "random" (call: the next call). */

@@ -45,17 +45,12 @@ foreach(t test_dgeqrf_semantics test_dgeqrf_inject test_dgeqrf_nofalse)
   set_tests_properties(${t}_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
 endforeach()
 
-# FT_REGION_Q (the finished Householder vectors) in its own invocation, argument q: it asserts
-# what must happen once Q is protected -- the fault detected and corrected (status 0, ratios
-# below 30) or reported (status != 0, detected >= 1), never unnoticed. Q is not protected yet,
-# so the run fails today and WILL_FAIL counts that as a pass.
-# TODO(issue 9: protect Q by diskless checkpointing): remove WILL_FAIL when issue 9 lands.
-# WILL_FAIL inverts only exit codes other than SKIP_RETURN_CODE (checked with CMake 3.25): the
-# gpu variant still shows as skipped (exit 77) without a device; a crash is still a failure.
+# FT_REGION_Q and FT_REGION_TAU (the finished Householder vectors and tau, protected by the
+# checkpoint of issue 9) in their own invocation, argument q.
 add_test(NAME test_dgeqrf_inject_q_cpu COMMAND test_dgeqrf_inject cpu q)
-set_tests_properties(test_dgeqrf_inject_q_cpu PROPERTIES LABELS cpu TIMEOUT 300 WILL_FAIL TRUE)
+set_tests_properties(test_dgeqrf_inject_q_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 add_test(NAME test_dgeqrf_inject_q_gpu COMMAND test_dgeqrf_inject cuda q)
-set_tests_properties(test_dgeqrf_inject_q_gpu PROPERTIES LABELS gpu TIMEOUT 300 WILL_FAIL TRUE
+set_tests_properties(test_dgeqrf_inject_q_gpu PROPERTIES LABELS gpu TIMEOUT 300
                      SKIP_RETURN_CODE 77)
 
 # ft_dgels and ft_dgels_gpu against LAPACK dgels, with recovered errors and scaling, and

@@ -76,10 +76,14 @@ int main(void)
         /* three checksum columns per block (QR_NCS) */
         /* + recovery (issue 8): T of every panel, the identity, the original checksums, 7m */
         const i128 np = ((m < n ? m : n) + nb - 1) / nb;
+        /* + the checkpoint of Q (issue 9): 5 sums per column in work memory; on the host the
+         * checkpoint and the sums now (5 each), a record digest and two copies of tau */
+        const i128 kk = m < n ? m : n;
         i128 rw = 9 * B * (i128)m + (3 * B + 2) * (i128)n + 2 * (i128)nb * m +
-                  (np + 2) * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 7 * (i128)m + 64;
+                  (np + 2) * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 7 * (i128)m + 64 +
+                  5 * kk;
         i128 rh = 2 * (i128)nb * m + (i128)nb * nb + 64 * (i128)nb + (3 * B + 4) * (i128)n +
-                  (7 * B + 3) * (i128)m + 2 * B + 64;
+                  (7 * B + 3) * (i128)m + 2 * B + 64 + 13 * kk;
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);
         TU_CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
         TU_CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);

@@ -100,6 +100,7 @@ static int parse_fault(const char *spec, ft_fault_t *f)
     if (!strcasecmp(tok, "R")) f->region = FT_REGION_R;
     else if (!strcasecmp(tok, "trailing")) f->region = FT_REGION_TRAILING;
     else if (!strcasecmp(tok, "Q")) f->region = FT_REGION_Q;
+    else if (!strcasecmp(tok, "tau")) f->region = FT_REGION_TAU;
     else if (!strcasecmp(tok, "checksum")) f->region = FT_REGION_CHECKSUM;
     else return -1;
     int have_value = 0;

@@ -77,6 +77,8 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     const ft_backend_t *be = c->be;
     g.ctx = c->ctx, g.be = be, g.rep = &c->rep, g.pol = c->pol, g.qm = c->main;
     g.protect = g.pol.protect != 0;
+    g.protect_q = g.protect && g.pol.protect_q != -1;
+    if (g.protect && !g.protect_q) c->rep.unchecked++; /* the vectors are not checked */
     g.nbc = abft_qr_check_width(n);
     g.ncb = (n + g.nbc - 1) / g.nbc;
     /* weights are local to a checksum block (of at most min(nbc, n) columns) */

@@ -6,11 +6,11 @@
 
 void qr_plan_faults(qr_t *g)
 {
-    static const ft_region_t regs[4] = {FT_REGION_R, FT_REGION_TRAILING, FT_REGION_Q,
-                                        FT_REGION_CHECKSUM};
+    static const ft_region_t regs[5] = {FT_REGION_R, FT_REGION_TRAILING, FT_REGION_Q,
+                                        FT_REGION_CHECKSUM, FT_REGION_TAU};
     g->nplan = 0;
     if (!g->ctx->nfaults) return;
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < 5; r++) {
         if (!g->protect && regs[r] == FT_REGION_CHECKSUM) continue; /* nothing to corrupt */
         ft_fault_t f[FT_MAX_FAULTS];
         int nf = ft_inject_take(g->ctx, g->call->index, regs[r], -1, f, FT_MAX_FAULTS - g->nplan);
@@ -49,6 +49,20 @@ int qr_inject(qr_t *g, ft_region_t reg, int64_t p)
         double *X = g->dA;
         int64_t rows = m, cols = n, ld = g->ldda;
         int ok;
+        if (reg == FT_REGION_TAU) { /* tau of panel p, on the host */
+            if (c < 0) c = i + rnd(g, ib);
+            if (c < i || c >= i + ib) {
+                ft_log(g->ctx, 1, "dgeqrf: tau fault at %lld outside panel %lld", (long long)c,
+                       (long long)p);
+                return FT_ERR_INVALID_VALUE;
+            }
+            const double before = g->tau[c];
+            const double after = f.bit >= 0 ? ft_flip_bit(before, f.bit) : before + f.value;
+            g->tau[c] = after;
+            g->rep->injected++;
+            ft_report_event(g->rep, FT_EVENT_INJECTED, FT_REGION_TAU, -1, c, p, before, after);
+            continue;
+        }
         switch (reg) {
         case FT_REGION_R: /* finished R after step p: rows < i+ib, cols >= max(row, i) */
             if (r < 0) r = rnd(g, i + ib);
@@ -97,6 +111,7 @@ int qr_needs_sync(const qr_t *g, int64_t p)
     if (g->protect && g->q > 0 && p % g->q == 0) return 1;
     if (!g->nplan) return 0;
     return planned(g, FT_REGION_TRAILING, p) || planned(g, FT_REGION_CHECKSUM, p) ||
-           planned(g, FT_REGION_R, p - 1) || planned(g, FT_REGION_Q, p - 1);
+           planned(g, FT_REGION_R, p - 1) || planned(g, FT_REGION_Q, p - 1) ||
+           planned(g, FT_REGION_TAU, p - 1);
 }
 

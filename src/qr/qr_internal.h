@@ -52,6 +52,7 @@ typedef struct {
     ft_queue_t *qm, *qs, *qh2d, *qd2h; /* main (lookahead), side (rest), copies in, copies out */
     int host;            /* host backend: work memory is host memory, no copies */
     int protect;
+    int protect_q;       /* the checkpoint of Q (qr_qcheck.c) */
     int64_t m, n, k, nb, np, W, q;
     int64_t nbc, ncb;    /* checksum column blocks: width (abft_qr_check_width) and count */
     /* every block carries QR_NCS checksum columns sigma [A_b e, A_b w, A_b v] (qr_checks.c) */
@@ -72,6 +73,13 @@ typedef struct {
     int64_t *hJ; /* m: column pointed to by each failing row */
     int *hcnt;   /* n: failing rows per column */
     int64_t ldp, lhwork;
+    /* checkpoint of Q (qr_qcheck.c): CKP_NS exact sums per column of the Householder vectors
+     * (ckp), two copies of tau (tau1, tau2) and a digest of each record (ckrec), host memory;
+     * the sums of the vectors now: dQS (work memory), hQS (host). Columns [0, ckdone) have a
+     * checkpoint. */
+    uint64_t *ckp, *ckrec, *dQS, *hQS;
+    double *tau1, *tau2;
+    int64_t ckdone, ckrec_done;
     /* threshold */
     int norms_ready, checkable;
     int unchecked_finite; /* checks impossible although the input is finite (overflow) */
@@ -138,6 +146,14 @@ int qr_factor(qr_t *g);
 int qr_encode(qr_t *g);
 void qr_threshold(qr_t *g);
 int qr_verify(qr_t *g, int64_t i, int64_t step);
+/* qr_qcheck.c: the checkpoint of panel i (ib columns of dV in work memory, mi rows, ld ldv, the
+ * vectors below the diagonal), formed on the copy-in queue; the verification and repair of the
+ * vectors of columns [0, c1) in A and of their tau */
+int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV, int64_t ldv);
+/* the digests of the records of columns [.., c1) that came back since the last call (wait: sync
+ * the copy-in queue first; else the caller knows they have arrived) */
+int qr_q_records(qr_t *g, int64_t c1, int wait);
+int qr_q_verify(qr_t *g, int64_t c1, int64_t step);
 /* qr_inject.c */
 void qr_plan_faults(qr_t *g);
 int qr_inject(qr_t *g, ft_region_t reg, int64_t p);

@@ -7,6 +7,7 @@
  */
 #include "core/inject.h"
 #include "core/size.h"
+#include "checkpoint/checkpoint.h"
 #include "qr/qr_internal.h"
 
 #include <string.h>
@@ -42,18 +43,20 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb, m, np + 2, nb * nb, nb, n,
-                   QR_NCS * B, nb, 7, m, 1, 64}, e;
-    return ft_sum_of_products(8, t, &e) ? -1 : e;
+                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k}, e;
+    return ft_sum_of_products(9, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 3B, hN 2n + m B,
- * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B. */
+ * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
+ * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k. */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
+    const int64_t k = m < n ? m : n;
     int64_t t[] = {2 * nb, m, nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
-                   2, B, 1, 64}, e;
-    return ft_sum_of_products(7, t, &e) ? -1 : e;
+                   2, B, 1, 64, 2 * CKP_NS + 3, k}, e;
+    return ft_sum_of_products(8, t, &e) ? -1 : e;
 }
 
 /* Work and host buffers, from the call's arenas. */
@@ -82,6 +85,7 @@ int qr_setup(qr_t *g)
     g->dZ = w, w += m;
     g->dSub = w, w += m;
     g->dRot = w, w += 4 * m;
+    g->dQS = (uint64_t *)w, w += CKP_NS * g->k;
     g->lhwork = nb * 64;
     double *h;
     FT_CHECK(ft_call_pinned_doubles(g->call, nh, &h));
@@ -99,7 +103,13 @@ int qr_setup(qr_t *g)
     g->hJ = (int64_t *)h, h += m;
     g->hcol = h, h += m;
     g->hcol0 = h, h += m;
-    g->hcnt = (int *)h;
+    g->hcnt = (int *)h, h += n;
+    g->ckp = (uint64_t *)h, h += CKP_NS * g->k;
+    g->hQS = (uint64_t *)h, h += CKP_NS * g->k;
+    g->ckrec = (uint64_t *)h, h += g->k;
+    g->tau1 = h, h += g->k;
+    g->tau2 = h;
+    g->ckdone = g->ckrec_done = 0;
     g->ldp = m;
     /* the identity (recovery: C -= W and scalar updates as products, qr_recover.c) */
     memset(g->hP, 0, (size_t)(nb * nb) * sizeof(double));
@@ -117,6 +127,8 @@ static int restart_from(qr_t *g, int64_t *p0)
     const int64_t P = g->refactor_from;
     g->refactor_from = -1;
     FT_CHECK(qr_refactor(g, P));
+    if (g->ckdone > P * g->nb) g->ckdone = P * g->nb; /* the panels from P on are redone */
+    if (g->ckrec_done > g->ckdone) g->ckrec_done = g->ckdone;
     g->prof = 0; /* the phase profile covers the first pass only */
     *p0 = P;
     return qr_verify(g, P * g->nb, P);
@@ -158,6 +170,7 @@ restart:
             if (g->nplan && p > 0) {
                 FT_CHECK(qr_inject(g, FT_REGION_R, p - 1));
                 FT_CHECK(qr_inject(g, FT_REGION_Q, p - 1));
+                FT_CHECK(qr_inject(g, FT_REGION_TAU, p - 1));
             }
             if (g->nplan) {
                 FT_CHECK(qr_source_wait(g)); /* the copy of A comes before any fault */
@@ -173,6 +186,9 @@ restart:
             if (g->prof) tw = ft_wtime();
         }
         FT_CHECK(be->sync(g->qd2h));
+        /* panel p-1's copies in have completed (the lookahead that the copy just waited for
+         * waited for them), so the checkpoints queued before them, panels <= p-2, are here */
+        if (p >= 2) FT_CHECK(qr_q_records(g, (p - 1) * nb, 0));
         if (g->prof) {
             double tp = ft_wtime();
             g->ph_wait += tp - tw;
@@ -200,6 +216,8 @@ restart:
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, (g->dT + p * nb * nb), nb));
         FT_CHECK(be->fork(g->qh2d, g->qm));
         FT_CHECK(be->fork(g->qh2d, g->qs));
+        /* the checkpoint of this panel's vectors, behind the forks: nothing waits for it */
+        FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m));
         if (g->prof) {
             g->ev_la[p % QR_EV_SLOTS] = 0;
             FT_CHECK(be->event_record(qr_ev(g, p, 0), g->qs));
@@ -239,12 +257,14 @@ restart:
     if (g->nplan) {
         FT_CHECK(qr_inject(g, FT_REGION_R, g->np - 1));
         FT_CHECK(qr_inject(g, FT_REGION_Q, g->np - 1));
+        FT_CHECK(qr_inject(g, FT_REGION_TAU, g->np - 1));
     }
     if (g->protect) FT_CHECK(qr_verify(g, k, g->np));
     if (g->refactor_from >= 0) {
         while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
         goto restart;
     }
-    return FT_SUCCESS;
+    /* the Householder vectors and tau against their checkpoint */
+    return qr_q_verify(g, k, g->np);
 }
 
