@@ -55,6 +55,14 @@ int qr_q_records(qr_t *g, int64_t c1, int wait)
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
+/* Detected and not correctable: counted, the call's status, an event. */
+static void q_uncorrectable(qr_t *g, int64_t c, int64_t step, double before)
+{
+    g->rep->detected++, g->rep->uncorrectable++;
+    g->uncorrectable = 1;
+    ft_report_event(g->rep, FT_EVENT_UNCORRECTABLE, FT_REGION_Q, -1, c, step, before, 0.0);
+}
+
 /* tau(c) against its two copies: restore it, refresh a corrupted copy, or report. */
 static void check_tau(qr_t *g, int64_t c, int64_t step)
 {
@@ -72,9 +80,7 @@ static void check_tau(qr_t *g, int64_t c, int64_t step)
         rep->checksum_errors++;
         ft_report_event(rep, FT_EVENT_CHECKSUM, FT_REGION_Q, -1, c, step, 0.0, 0.0);
     } else {
-        rep->detected++, rep->uncorrectable++;
-        g->uncorrectable = 1;
-        ft_report_event(rep, FT_EVENT_UNCORRECTABLE, FT_REGION_Q, -1, c, step, t, 0.0);
+        q_uncorrectable(g, c, step, t);
         ft_log(g->ctx, 1, "dgeqrf: tau(%lld) and both of its copies differ: uncorrectable",
                (long long)c);
     }
@@ -89,9 +95,7 @@ static int repair_column(qr_t *g, int64_t c, const uint64_t *now, int64_t step)
     ckp_fix_t fix[2];
     const int nf = ckp_locate(g->ckp + CKP_NS * c, now, len, fix);
     if (nf <= 0) {
-        rep->detected++, rep->uncorrectable++;
-        g->uncorrectable = 1;
-        ft_report_event(rep, FT_EVENT_UNCORRECTABLE, FT_REGION_Q, -1, c, step, 0.0, 0.0);
+        q_uncorrectable(g, c, step, 0.0);
         ft_log(g->ctx, 1, "dgeqrf: Householder vector %lld changed in more than two elements: "
                "uncorrectable", (long long)c);
         return FT_SUCCESS;
@@ -110,9 +114,7 @@ static int repair_column(qr_t *g, int64_t c, const uint64_t *now, int64_t step)
     uint64_t chk[CKP_NS];
     ckp_sums_ref(len + 1, 1, v - 1, len + 1, chk);
     if (memcmp(chk, g->ckp + CKP_NS * c, sizeof chk)) {
-        rep->detected++, rep->uncorrectable++;
-        g->uncorrectable = 1;
-        ft_report_event(rep, FT_EVENT_UNCORRECTABLE, FT_REGION_Q, -1, c, step, 0.0, 0.0);
+        q_uncorrectable(g, c, step, 0.0);
         return FT_SUCCESS;
     }
     for (int f = 0; f < nf; f++) {
