@@ -1,6 +1,7 @@
 /*
  * h2t_chain.cu — how fast can the serial rotation chain of hess_to_tri run on one warp?
- * (issue 8, bench/NOTES.md). Standalone: nvcc -O3 -arch=sm_90 h2t_chain.cu -o h2t_chain
+ * (issue 8, bench/NOTES.md). Standalone, with the library's dlartg (src/givens/givens.h):
+ *   nvcc -O3 -arch=sm_90 -I src -I include bench/micro/h2t_chain.cu -o h2t_chain
  *
  * Rotation p+1 of the Hessenberg-to-triangular reduction depends on rotation p through
  *     f' = c h - s x,  (c', s') = dlartg(f', g)
@@ -11,7 +12,7 @@
  *   dfma      a chain of dependent DFMAs (one op's latency)
  *   rsqrt     a chain of dependent rsqrt(double) (MUFU.RSQ64H + Newton)
  *   shfl      a chain of dependent 64-bit __shfl_sync
- *   chain     f' = c h - s x and dlartg by rsqrt, range checks included (lartg_fast)
+ *   chain     f' = c h - s x and dlartg by rsqrt, range checks included (givens_lartg_fast)
  *   chain-nc  the same without the range checks (unscaled branch only)
  *   chain-sh  chain plus three shuffles of x, h, g per step (the persistent kernel's look-ahead)
  *   chain-f32 chain-nc with the reciprocal square root from rsqrtf + one double Newton step
@@ -19,6 +20,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
+
+extern "C" {
+#include "givens/givens.h"
+}
 
 #define CK(x)                                                                              \
     do {                                                                                   \
@@ -30,33 +35,6 @@
     } while (0)
 
 constexpr int N = 16384, M = 1024; /* steps; distinct inputs (cycled) */
-
-__device__ __forceinline__ void lartg_ref(double f, double g, double &c, double &s, double &r)
-{
-    const double safmin = 2.2250738585072014e-308, safmax = 4.4942328371557898e+307;
-    if (g == 0.0) { c = 1.0; s = 0.0; r = f; return; }
-    if (f == 0.0) { c = 0.0; s = copysign(1.0, g); r = fabs(g); return; }
-    const double u = fmin(safmax, fmax(safmin, fmax(fabs(f), fabs(g))));
-    const double fs = f / u, gs = g / u, d = sqrt(fs * fs + gs * gs);
-    c = fabs(fs) / d;
-    r = copysign(d, f);
-    s = gs / r;
-    r *= u;
-}
-
-__device__ __forceinline__ void lartg_fast(double f, double g, double &c, double &s, double &r)
-{
-    const double rtmin = 1.4916681462400413e-154, rtmax = 4.7403759540545887e+153;
-    const double f1 = fabs(f), g1 = fabs(g);
-    if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
-        const double d2 = fma(f, f, g * g), ri = rsqrt(d2), sr = copysign(ri, f);
-        c = f1 * ri;
-        s = g * sr;
-        r = d2 * sr;
-    } else {
-        lartg_ref(f, g, c, s, r);
-    }
-}
 
 template <int V>
 __global__ void run(const double *xs, const double *hs, const double *gs, double *out,
@@ -86,7 +64,7 @@ __global__ void run(const double *xs, const double *hs, const double *gs, double
             const double f = c * h - s * x;
             double cn, sn, rn;
             if (V == 3 || V == 5) {
-                lartg_fast(f, g, cn, sn, rn);
+                givens_lartg_fast(f, g, &cn, &sn, &rn);
             } else if (V == 4) {
                 const double d2 = fma(f, f, g * g), ri = rsqrt(d2), sr = copysign(ri, f);
                 cn = fabs(f) * ri, sn = g * sr, rn = d2 * sr;

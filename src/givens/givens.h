@@ -74,6 +74,26 @@ FT_HD void givens_lartg(double f, double g, double *c, double *s, double *r)
     *r = rr * u;
 }
 
+#ifdef __CUDACC__
+/* givens_lartg for a serial chain on the device: the range test first, then the unscaled
+ * branch with one reciprocal square root and no further branch; zeros and the scaled cases
+ * through givens_lartg (bench/micro/h2t_chain.cu measures this chain). */
+static __device__ __forceinline__ void givens_lartg_fast(double f, double g, double *c, double *s,
+                                                         double *r)
+{
+    const double rtmin = 1.4916681462400413e-154, rtmax = 4.7403759540545887e+153;
+    const double f1 = fabs(f), g1 = fabs(g);
+    if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
+        const double d2 = fma(f, f, g * g), ri = rsqrt(d2), sr = copysign(ri, f);
+        *c = f1 * ri;
+        *s = g * sr;
+        *r = d2 * sr;
+    } else {
+        givens_lartg(f, g, c, s, r);
+    }
+}
+#endif
+
 /* ---- host reference (plain loops; also the host kernel table's work) ---------------------- */
 
 /* Zero x(1:n-1) bottom-up: for p = n-2 down to 0, (c_p, s_p, r) = lartg(x_p, x_{p+1}),

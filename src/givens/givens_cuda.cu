@@ -449,22 +449,6 @@ __device__ __forceinline__ void cp_wait()
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 }
 
-/* dlartg for the inner loop: the unscaled branch without divisions (one reciprocal square
- * root); the scaled cases (outside [rtmin, rtmax], zeros) through givens_lartg. */
-__device__ __forceinline__ void lartg_fast(double f, double g, double &c, double &s, double &r)
-{
-    const double rtmin = 1.4916681462400413e-154, rtmax = 4.7403759540545887e+153;
-    const double f1 = fabs(f), g1 = fabs(g);
-    if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
-        const double d2 = fma(f, f, g * g), ri = rsqrt(d2), sr = copysign(ri, f);
-        c = f1 * ri;
-        s = g * sr;
-        r = d2 * sr;
-    } else {
-        givens_lartg(f, g, &c, &s, &r);
-    }
-}
-
 /* H(r, j) as stored: the upper part of R, the subdiagonal in sub, zero below */
 __device__ __forceinline__ double hval(const Args &a, int64_t r, int64_t j)
 {
@@ -526,7 +510,7 @@ __device__ void leader(const Args &a, double *sm)
             const double dg1 = D[(lane + 32) * LDD + lane + 32];
             const double sg0 = D[lane * LDD + lane + 1], sg1 = D[(lane + 32) * LDD + lane + 33];
             double c, s, r;
-            lartg_fast(D[0], D[1], c, s, r);
+            givens_lartg_fast(D[0], D[1], &c, &s, &r);
             for (int p = 0; p < nr; p++) {
                 const int q = p + 1, ql = q & 31;
                 const bool hi = q >= 32;
@@ -535,7 +519,7 @@ __device__ void leader(const Args &a, double *sm)
                 const double ya = __shfl_sync(0xffffffffu, hi ? dg1 : dg0, ql);
                 const double ga = __shfl_sync(0xffffffffu, hi ? sg1 : sg0, ql);
                 double cn = 0.0, sn = 0.0, rn = 0.0;
-                if (q < nr) lartg_fast(c * ya - s * xa, ga, cn, sn, rn);
+                if (q < nr) givens_lartg_fast(c * ya - s * xa, ga, &cn, &sn, &rn);
                 if (lane == 0) {
                     rc[p] = c;
                     rc[PNB + p] = s;
