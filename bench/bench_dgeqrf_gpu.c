@@ -8,8 +8,9 @@
  * value per N for tall shapes), nb = ftla's automatic choice, 7 timed runs, 1 warm-up.
  *
  * Methods: cusolver = cusolverDnDgeqrf; ftla-on = ftla with policy.protect = 1; ftla-off = the
- * same driver with policy.protect = 0; ftla-on-noQ = protect = 1 without the checkpoint of Q
- * (policy.protect_q = -1: what the protection of Q and tau costs is on - on-noQ). One ftla
+ * same driver with policy.protect = 0; ftla-on-noQ = protect = 1 without issue 9's protection
+ * (policy.protect_q = -1: the checkpoint of Q and tau, the panel checks and the checks of the
+ * reflectors in use; what they cost is on - on-noQ). One ftla
  * context, switched between the methods (untimed).
  *
  * Protocol (printed in the output header too):

@@ -98,6 +98,8 @@ static const char *region_name(ft_region_t r)
     case FT_REGION_Q: return "Q";
     case FT_REGION_TAU: return "tau";
     case FT_REGION_CHECKSUM: return "checksum";
+    case FT_REGION_REFLECTORS: return "reflectors in use";
+    case FT_REGION_PANEL: return "panel";
     default: return "?";
     }
 }

@@ -124,9 +124,11 @@ typedef struct {
                            2 = a device copy (CUDA; the host otherwise); -1 = none: such errors
                            are located and returned as FT_ERR_NOT_RECOVERED. A column source
                            (ft_context_set_column_source) replaces the copy. */
-    int protect_q;    /**< ft_dgeqrf: the checkpoint of the Householder vectors and tau (issue 9,
-                           docs/fault-model.md): 0 = default (on when protect is), 1 = on,
-                           -1 = off (for measurement; the report then counts the vectors as
+    int protect_q;    /**< ft_dgeqrf: what the checksum columns cannot see (issue 9,
+                           docs/fault-model.md): the checkpoint of the Householder vectors and
+                           tau, the check of the reflectors each update applies and the check of
+                           each panel factorization. 0 = default (on when protect is), 1 = on,
+                           -1 = off (for measurement; the report then counts them as
                            unchecked). */
     /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
@@ -178,7 +180,13 @@ typedef enum {
     FT_REGION_R = 4,        /**< ft_dgeqrf: finished rows of R */
     FT_REGION_TRAILING = 5, /**< ft_dgeqrf: the trailing matrix before a panel step */
     FT_REGION_Q = 6,        /**< ft_dgeqrf: finished Householder vectors */
-    FT_REGION_TAU = 7       /**< ft_dgeqrf: finished tau (host memory); col = its index, row unused */
+    FT_REGION_TAU = 7,      /**< ft_dgeqrf: finished tau (host memory); col = its index, row unused */
+    FT_REGION_REFLECTORS = 8, /**< ft_dgeqrf: the reflectors an update is about to apply (work
+                               *   memory): row, col < ib: V(row, col) of the panel's m_i x ib V;
+                               *   col in [ib, 2 ib): T(row, col - ib), row <= col - ib */
+    FT_REGION_PANEL = 9     /**< ft_dgeqrf: inside a panel factorization (host memory), between its
+                             *   two halves: the element (row, col) of A, row >= the panel's
+                             *   first column i, col in [i, i + ib) */
 } ft_region_t;
 
 /** One planned fault. row/col/step/call = -1 mean "random" (call: the next call). */

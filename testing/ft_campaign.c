@@ -75,8 +75,9 @@ static const char *mty_name[MTY_COUNT] = {"uniform", "scaled", "graded-rows", "g
 
 static const char *region_name(int r)
 {
-    static const char *n[] = {"C", "A", "B", "CHECKSUM", "R", "TRAILING", "Q"};
-    return r >= 0 && r <= 6 ? n[r] : "?";
+    static const char *n[] = {"C", "A",        "B",   "CHECKSUM", "R",
+                              "TRAILING", "Q", "TAU", "REFLECT", "PANEL"};
+    return r >= 0 && r <= 9 ? n[r] : "?";
 }
 
 typedef struct {
@@ -624,8 +625,8 @@ static void draw_kind(tu_rng_t *r, fault_rec_t *f)
 
 static int pick_region(tu_rng_t *r, int mask)
 {
-    int regs[8], n = 0;
-    for (int i = 0; i < 8; i++)
+    int regs[16], n = 0;
+    for (int i = 0; i < 16; i++)
         if (mask & (1 << i)) regs[n++] = i;
     return regs[irand(r, 0, n - 1)];
 }
@@ -891,6 +892,18 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
             }
             break;
         }
+        case FT_REGION_TAU:
+            f->row = -1;
+            f->col = irand(&r, i0, i0 + ib - 1);
+            break;
+        case FT_REGION_REFLECTORS: /* V (m - i0 rows, ib columns) or T (columns ib .. 2 ib) */
+            f->col = irand(&r, 0, 2 * ib - 1);
+            f->row = f->col < ib ? irand(&r, 0, m - i0 - 1) : irand(&r, 0, f->col - ib);
+            break;
+        case FT_REGION_PANEL:
+            f->row = irand(&r, i0, m - 1);
+            f->col = irand(&r, i0, i0 + ib - 1);
+            break;
         default: /* a checksum column: QR_NCS = 3 per block of columns (src/qr/qr_internal.h) */
             f->row = irand(&r, 0, m - 1);
             f->col = irand(&r, 0, 3 * ncb - 1);
@@ -899,11 +912,17 @@ static int qr_trial(int64_t t, trial_t *T, int verbose)
         draw_kind(&r, f);
         /* the limit of the block that sees the fault: its column's block (a checksum column:
          * the block it belongs to) */
-        f->limit = qr_tau(m, n, A, lda,
-                          f->region == FT_REGION_CHECKSUM ? f->col / 3 : f->col / nbc);
-        /* the Householder vectors are checked exactly against their checkpoint (issue 9):
-         * every change is above the limit */
-        if (f->region == FT_REGION_Q) f->limit = 0.0;
+        const int64_t blk = f->region == FT_REGION_CHECKSUM ? f->col / 3
+                            : f->region == FT_REGION_REFLECTORS ? i0 / nbc
+                                                                 : f->col / nbc;
+        f->limit = qr_tau(m, n, A, lda, blk);
+        /* the Householder vectors, tau and the reflectors in use are checked exactly (against
+         * their checkpoint, their copies, their digests; issue 9): every change is above the
+         * limit. A change inside the panel: the panel's check has the threshold of the
+         * trailing checks (the block's tau, as above). */
+        if (f->region == FT_REGION_Q || f->region == FT_REGION_TAU ||
+            f->region == FT_REGION_REFLECTORS)
+            f->limit = 0.0;
     }
     uint64_t iseed = tu_next(&r);
     cfg_t cfg = {.nb = T->nb, .ve = T->ve, .verbose = verbose ? 2 : 0};
@@ -1103,7 +1122,7 @@ static void print_tables(const trial_t *tr, int64_t nt)
     printf("%%\n%% classes by routine x region x corruption class (region of the first fault)\n");
     table_header("routine  region    corruption", 32);
     for (int ro = 0; ro < 2; ro++)
-        for (int rg = -1; rg <= 6; rg++)
+        for (int rg = -1; rg <= 9; rg++)
             for (int bc = 0; bc < BC_COUNT; bc++) {
                 long cnt[CL_COUNT] = {0};
                 for (int64_t i = 0; i < nt; i++) {
@@ -1616,8 +1635,9 @@ static void usage(void)
            "  --pointers host|device  where the caller's arrays live (default host; device:\n"
            "                          the _gpu entry points, needs --device cuda)\n"
            "  --faults-per-trial F    faults per trial, 0..%d (default 1; 0 = no-fault trials)\n"
-           "  --regions LIST          comma list of C,A,B,CHECKSUM (dgemm), R,TRAILING,CHECKSUM,Q\n"
-           "                          (dgeqrf); default all the routine supports\n"
+           "  --regions LIST          comma list of C,A,B,CHECKSUM (dgemm), R,TRAILING,CHECKSUM,Q,\n"
+           "                          TAU,REFLECTORS,PANEL (dgeqrf); default all the routine\n"
+           "                          supports\n"
            "  --json FILE             every trial as JSON\n"
            "  --stress                the stress set (no faults) instead of the trials\n"
            "  --skip TEXT             --stress: leave out the cases whose name contains TEXT\n"
@@ -1644,6 +1664,9 @@ static int parse_regions(const char *s)
         } else if (!strcasecmp(tok, "R")) O.regmask_qr |= 1 << FT_REGION_R;
         else if (!strcasecmp(tok, "TRAILING")) O.regmask_qr |= 1 << FT_REGION_TRAILING;
         else if (!strcasecmp(tok, "Q")) O.regmask_qr |= 1 << FT_REGION_Q;
+        else if (!strcasecmp(tok, "TAU")) O.regmask_qr |= 1 << FT_REGION_TAU;
+        else if (!strcasecmp(tok, "REFLECTORS")) O.regmask_qr |= 1 << FT_REGION_REFLECTORS;
+        else if (!strcasecmp(tok, "PANEL")) O.regmask_qr |= 1 << FT_REGION_PANEL;
         else return -1;
     }
     return 0;
@@ -1659,7 +1682,8 @@ int main(int argc, char **argv)
     O.regmask_gemm = (1 << FT_REGION_C) | (1 << FT_REGION_CHECKSUM) | (1 << FT_REGION_A) |
                      (1 << FT_REGION_B);
     O.regmask_qr = (1 << FT_REGION_R) | (1 << FT_REGION_TRAILING) | (1 << FT_REGION_CHECKSUM) |
-                   (1 << FT_REGION_Q);
+                   (1 << FT_REGION_Q) | (1 << FT_REGION_TAU) | (1 << FT_REGION_REFLECTORS) |
+                   (1 << FT_REGION_PANEL);
     O.trial = -1;
     O.expect = -1;
     for (int i = 1; i < argc; i++) {

@@ -52,6 +52,13 @@ set_tests_properties(test_dgeqrf_inject_q_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 add_test(NAME test_dgeqrf_inject_q_gpu COMMAND test_dgeqrf_inject cuda q)
 set_tests_properties(test_dgeqrf_inject_q_gpu PROPERTIES LABELS gpu TIMEOUT 300
                      SKIP_RETURN_CODE 77)
+# FT_REGION_REFLECTORS and FT_REGION_PANEL (issue 9 items 3 and 4: the reflectors an update
+# applies, the panel factorization): re-factored, or reported without the original A.
+add_test(NAME test_dgeqrf_inject_pv_cpu COMMAND test_dgeqrf_inject cpu pv)
+set_tests_properties(test_dgeqrf_inject_pv_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME test_dgeqrf_inject_pv_gpu COMMAND test_dgeqrf_inject cuda pv)
+set_tests_properties(test_dgeqrf_inject_pv_gpu PROPERTIES LABELS gpu TIMEOUT 300
+                     SKIP_RETURN_CODE 77)
 
 # ft_dgels and ft_dgels_gpu against LAPACK dgels, with recovered errors and scaling, and
 # ft_dormqr_gpu against ft_dormqr (issue 8 (c)); the cpu run checks the device algorithm on the

@@ -266,7 +266,7 @@ int main(int argc, char **argv)
             const char *what;
             int field, value;
         } bads[] = {{"bit 64", 0, 64},  {"bit -2", 0, -2},    {"bit 1000", 0, 1000},
-                    {"region 8", 1, 8}, {"region -1", 1, -1}, {"row -2", 2, -2},
+                    {"region 10", 1, 10}, {"region -1", 1, -1}, {"row -2", 2, -2},
                     {"col -2", 3, -2},  {"call -2", 4, -2},   {"step -2", 5, -2}};
         for (size_t b = 0; b < sizeof bads / sizeof bads[0]; b++) {
             f = ok;

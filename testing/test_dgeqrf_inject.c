@@ -24,7 +24,17 @@
  * identical to the fault-free run, dqrt01 ratios below 30 through LAPACKE_dorgqr); three changed
  * elements in one vector: reported (FT_ERR_UNCORRECTABLE).
  *
- * Usage: test_dgeqrf_inject [cpu|cuda|auto] [q]
+ *
+ * With the second argument `pv`, FT_REGION_REFLECTORS (V or T of a panel on the device after
+ * they arrived, before the update applies them) and FT_REGION_PANEL (inside the host's panel
+ * factorization, between its two halves: in the finished half's R or vectors, in the half not
+ * yet factored), issue 9 items 3 and 4, at early, middle and late steps, with and without online
+ * checks: detected (a RECOMPUTED event of the region at the fault's step), re-factored from that
+ * panel, status 0, dqrt01 ratios below 30; a flip of a low mantissa bit inside the panel may
+ * stay below the rounding threshold and then the ratios must still be below 30; without the
+ * original A (keep_input -1): reported (FT_ERR_NOT_RECOVERED).
+ *
+ * Usage: test_dgeqrf_inject [cpu|cuda|auto] [q|pv]
  */
 #define _POSIX_C_SOURCE 200809L
 #include "abft/abft.h" /* abft_qr_check_width: where the checksum columns are */
@@ -106,7 +116,8 @@ static ft_fault_t fault(ft_region_t reg, int64_t step, int64_t row, int64_t col,
 
 static const char *desc(const ft_fault_t *f, char *buf)
 {
-    static const char *rn[] = {"C", "A", "B", "checksum", "R", "trailing", "Q", "tau"};
+    static const char *rn[] = {"C",        "A", "B",   "checksum",   "R",
+                               "trailing", "Q", "tau", "reflectors", "panel"};
     if (f->bit >= 0)
         sprintf(buf, "%s step %lld (%lld,%lld) bit %d", rn[f->region], (long long)f->step,
                 (long long)f->row, (long long)f->col, f->bit);
@@ -348,6 +359,110 @@ static void shape_q(tu_rng_t *rng, int64_t m, int64_t n)
     free(A);
 }
 
+/* A panel or reflector fault: re-factored from its step (or, for a change below the rounding
+ * threshold of the panel check, `small`, left with ratios below 30). */
+static void expect_pv(const double *A, int64_t m, int64_t n, int q, ft_fault_t f, int small)
+{
+    run_t r;
+    char d[200];
+    long f0 = tu_failed;
+    desc(&f, d);
+    run(A, m, n, q, &f, 1, &r);
+    /* a changed V or T may be seen first by a panel check: on the host backend (where T is
+     * the host's) its diagonal no longer equals tau, and the next panel, computed from the
+     * columns that the wrong update changed, fails its own check (before the digests of the
+     * reflectors after the update come back) */
+    const ft_event_t *e = find(&r.rep, FT_EVENT_RECOMPUTED);
+    const int found = e && (e->region == f.region
+                                ? e->step == f.step
+                                : f.region == FT_REGION_REFLECTORS &&
+                                      e->region == FT_REGION_PANEL &&
+                                      (e->step == f.step || e->step == f.step + 1));
+    TU_CHECK(r.status == 0 && r.rep.injected == 1 && r.rep.uncorrectable == 0,
+             "%lldx%lld q=%d %s: status %d injected %lld uncorrectable %lld", (long long)m,
+             (long long)n, q, d, r.status, (long long)r.rep.injected,
+             (long long)r.rep.uncorrectable);
+    TU_CHECK(found || (small && r.rep.detected == 0),
+             "%lldx%lld q=%d %s: no re-factorization of step %lld (detected %lld)", (long long)m,
+             (long long)n, q, d, (long long)f.step, (long long)r.rep.detected);
+    TU_CHECK(!found || (r.rep.detected >= 1 && r.rep.corrected >= 1 && r.rep.refactor_col >= 0 &&
+                        r.rep.refactor_col <= f.step * NB),
+             "%s: detected %lld corrected %lld refactor_col %lld", d, (long long)r.rep.detected,
+             (long long)r.rep.corrected, (long long)r.rep.refactor_col);
+    TU_CHECK(r.res[0] < TOL && r.res[1] < TOL, "%s q=%d: ratios %.3g %.3g", d, q, r.res[0],
+             r.res[1]);
+    if (tu_failed > f0) tu_print_report(d, &r.rep);
+    done(&r);
+}
+
+static void expect_pv_reported(const double *A, int64_t m, int64_t n, ft_fault_t f)
+{
+    run_t r;
+    char d[200];
+    long f0 = tu_failed;
+    desc(&f, d);
+    g_keep = -1;
+    run(A, m, n, 0, &f, 1, &r);
+    g_keep = 0;
+    TU_CHECK(r.status == FT_ERR_NOT_RECOVERED && r.rep.detected >= 1 && r.rep.injected == 1,
+             "%s without the original A: status %d (%s) detected %lld", d, r.status,
+             ft_strerror(r.status), (long long)r.rep.detected);
+    if (tu_failed > f0) tu_print_report(d, &r.rep);
+    done(&r);
+}
+
+/* The FT_REGION_REFLECTORS / FT_REGION_PANEL cases (argument pv). */
+static void shape_pv(tu_rng_t *rng, int64_t m, int64_t n)
+{
+    int64_t k = m < n ? m : n, np = (k + NB - 1) / NB;
+    double *A = tu_malloc(m * n);
+    tu_fill(rng, m, n, A, m);
+    const int64_t steps[3] = {0, np / 2, np - 1};
+    for (int s = 0; s < 3; s++) {
+        const int64_t p = steps[s], i = p * NB, ib = (k - i) < NB ? (k - i) : NB, mi = m - i;
+        const int64_t h = ib / 2;
+        for (int q = 0; q <= 1; q++) {
+            /* V: a vector element, the explicit zero above the diagonal and the unit diagonal
+             * (row, col relative to the panel); T: an element and its diagonal */
+            expect_pv(A, m, n, q, fault(FT_REGION_REFLECTORS, p, mi - 1, 0, 55, 0), 0);
+            expect_pv(A, m, n, q, fault(FT_REGION_REFLECTORS, p, ib / 2 + 1, ib / 2, 0, 0), 0);
+            if (ib > 1)
+                expect_pv(A, m, n, q, fault(FT_REGION_REFLECTORS, p, 0, ib - 1, -1, 1.0), 0);
+            expect_pv(A, m, n, q, fault(FT_REGION_REFLECTORS, p, ib - 1, ib - 1, 62, 0), 0);
+            expect_pv(A, m, n, q, fault(FT_REGION_REFLECTORS, p, 0, 2 * ib - 1, 51, 0), 0);
+            expect_pv(A, m, n, q, fault(FT_REGION_REFLECTORS, p, 0, ib, 63, 0), 0);
+            expect_pv(A, m, n, q, fault(FT_REGION_REFLECTORS, p, -1, -1, -1, -0.5), 0);
+            /* the panel: R and a vector of the finished half, the half not yet factored (its
+             * R12 rows and below), a random element; a low mantissa bit */
+            expect_pv(A, m, n, q, fault(FT_REGION_PANEL, p, i, i, 62, 0), 0);
+            if (h > 0) {
+                expect_pv(A, m, n, q, fault(FT_REGION_PANEL, p, m - 1, i, 55, 0), 0);
+                expect_pv(A, m, n, q, fault(FT_REGION_PANEL, p, i, i + h, 52, 0), 0);
+            }
+            expect_pv(A, m, n, q, fault(FT_REGION_PANEL, p, m - 2, i + ib - 1, -1, 0.25), 0);
+            expect_pv(A, m, n, q, fault(FT_REGION_PANEL, p, -1, -1, -1, 4.0), 0);
+            expect_pv(A, m, n, q, fault(FT_REGION_PANEL, p, -1, -1, 0, 0), 1);
+            expect_pv(A, m, n, q, fault(FT_REGION_PANEL, p, i + 1, i + ib - 1, -1, NAN), 0);
+        }
+        expect_pv_reported(A, m, n, fault(FT_REGION_REFLECTORS, p, mi - 1, 0, 55, 0));
+        expect_pv_reported(A, m, n, fault(FT_REGION_PANEL, p, m - 1, i + ib - 1, 57, 0));
+    }
+    /* out of the region: refused */
+    {
+        ft_fault_t f = fault(FT_REGION_REFLECTORS, 1, 1, NB + 0, -1, 1.0); /* T below the diag */
+        run_t r;
+        run(A, m, n, 0, &f, 1, &r);
+        TU_CHECK(r.status == FT_ERR_INVALID_VALUE, "reflector fault outside: status %d",
+                 r.status);
+        done(&r);
+        f = fault(FT_REGION_PANEL, 1, 0, NB, -1, 1.0); /* above the panel */
+        run(A, m, n, 0, &f, 1, &r);
+        TU_CHECK(r.status == FT_ERR_INVALID_VALUE, "panel fault outside: status %d", r.status);
+        done(&r);
+    }
+    free(A);
+}
+
 static void shape(tu_rng_t *rng, int64_t m, int64_t n)
 {
     int64_t k = m < n ? m : n, np = (k + NB - 1) / NB;
@@ -442,8 +557,9 @@ int main(int argc, char **argv)
 {
     g_dev = tu_device_from_args(argc, argv);
     const int mode_q = argc > 2 && strcmp(argv[2], "q") == 0;
-    if (argc > 2 && !mode_q) {
-        printf("usage: %s [cpu|cuda|auto] [q]\n", argv[0]);
+    const int mode_pv = argc > 2 && strcmp(argv[2], "pv") == 0;
+    if (argc > 2 && !mode_q && !mode_pv) {
+        printf("usage: %s [cpu|cuda|auto] [q|pv]\n", argv[0]);
         return 2;
     }
     int st = ft_context_create(&g_ctx, g_dev);
@@ -453,7 +569,7 @@ int main(int argc, char **argv)
     }
     tu_rng_t rng;
     tu_seed(&rng, 4242);
-    void (*run_shape)(tu_rng_t *, int64_t, int64_t) = mode_q ? shape_q : shape;
+    void (*run_shape)(tu_rng_t *, int64_t, int64_t) = mode_q ? shape_q : mode_pv ? shape_pv : shape;
     run_shape(&rng, 256, 256);
     run_shape(&rng, 300, 160);
     run_shape(&rng, 160, 300);

@@ -69,7 +69,8 @@ static void usage(const char *prog)
            "  --niter n              timed runs per routine, median; n > 1: first is a warm-up\n"
            "  --device cpu|cuda|auto backend (default cpu)\n"
            "  --inject SPEC          region[:step=p][:row=i][:col=j][:bit=b|:value=x], region\n"
-           "                         R|trailing|Q|checksum (repeatable)\n"
+           "                         R|trailing|Q|tau|checksum|reflectors|panel\n"
+           "                         (repeatable)\n"
            "  --verify-every q       online verification every q panels (0 = at the end)\n"
            "  --protect on|off       the checked run with protection on (default) or off\n"
            "  --crossover c          policy.crossover (0 = automatic, -1 = never)\n"
@@ -102,6 +103,8 @@ static int parse_fault(const char *spec, ft_fault_t *f)
     else if (!strcasecmp(tok, "Q")) f->region = FT_REGION_Q;
     else if (!strcasecmp(tok, "tau")) f->region = FT_REGION_TAU;
     else if (!strcasecmp(tok, "checksum")) f->region = FT_REGION_CHECKSUM;
+    else if (!strcasecmp(tok, "reflectors")) f->region = FT_REGION_REFLECTORS;
+    else if (!strcasecmp(tok, "panel")) f->region = FT_REGION_PANEL;
     else return -1;
     int have_value = 0;
     while ((tok = strtok_r(NULL, ":", &save))) {

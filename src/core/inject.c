@@ -25,7 +25,7 @@ double ft_flip_bit(double x, int bit)
 int ft_inject_add(ft_context_t *ctx, const ft_fault_t *f)
 {
     if (!ctx || !f) return FT_ERR_INVALID_VALUE;
-    if ((int)f->region < FT_REGION_C || (int)f->region > FT_REGION_TAU) return FT_ERR_INVALID_VALUE;
+    if ((int)f->region < FT_REGION_C || (int)f->region > FT_REGION_PANEL) return FT_ERR_INVALID_VALUE;
     if (f->bit < -1 || f->bit > 63 || f->row < -1 || f->col < -1 || f->call < -1 || f->step < -1)
         return FT_ERR_INVALID_VALUE;
     if (ctx->nfaults >= FT_MAX_FAULTS) return FT_ERR_INVALID_VALUE;

@@ -78,7 +78,9 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     g.ctx = c->ctx, g.be = be, g.rep = &c->rep, g.pol = c->pol, g.qm = c->main;
     g.protect = g.pol.protect != 0;
     g.protect_q = g.protect && g.pol.protect_q != -1;
-    if (g.protect && !g.protect_q) c->rep.unchecked++; /* the vectors are not checked */
+    g.pcheck = g.protect_q; /* the panels and the reflectors in use (qr_pcheck.c) */
+    /* the vectors, the panels and the reflectors in use are not checked */
+    if (g.protect && !g.protect_q) c->rep.unchecked++;
     g.nbc = abft_qr_check_width(n);
     g.ncb = (n + g.nbc - 1) / g.nbc;
     /* weights are local to a checksum block (of at most min(nbc, n) columns) */
@@ -129,8 +131,9 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
         else if (g.unchecked_finite) st = FT_ERR_UNCHECKED;
     }
     if (g.protect && g.norms_ready)
-        ft_log(c->ctx, 2, "dgeqrf: check threshold %.3e, max clean residual / (u*bound) = %.3e",
-               g.thr, g.max_ratio);
+        ft_log(c->ctx, 2, "dgeqrf: check threshold %.3e, max clean residual / (u*bound) = %.3e; "
+               "panel checks: max ||d|| / (u*bound) = %.3e, max |tau ||v||^2 - 2| / 4u = %.3e",
+               g.thr, g.max_ratio, g.pc_ratio, g.pc_oratio);
     c->rep.time_protect = g.tprot;
     c->rep.time_recovery = g.trec;
     if (g.prof) qr_profile_log(&g);

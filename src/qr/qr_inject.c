@@ -6,11 +6,12 @@
 
 void qr_plan_faults(qr_t *g)
 {
-    static const ft_region_t regs[5] = {FT_REGION_R, FT_REGION_TRAILING, FT_REGION_Q,
-                                        FT_REGION_CHECKSUM, FT_REGION_TAU};
+    static const ft_region_t regs[7] = {FT_REGION_R,   FT_REGION_TRAILING,    FT_REGION_Q,
+                                        FT_REGION_CHECKSUM, FT_REGION_TAU,
+                                        FT_REGION_REFLECTORS, FT_REGION_PANEL};
     g->nplan = 0;
     if (!g->ctx->nfaults) return;
-    for (int r = 0; r < 5; r++) {
+    for (int r = 0; r < 7; r++) {
         if (!g->protect && regs[r] == FT_REGION_CHECKSUM) continue; /* nothing to corrupt */
         ft_fault_t f[FT_MAX_FAULTS];
         int nf = ft_inject_take(g->ctx, g->call->index, regs[r], -1, f, FT_MAX_FAULTS - g->nplan);
@@ -27,7 +28,7 @@ void qr_plan_faults(qr_t *g)
     }
 }
 
-static int planned(const qr_t *g, ft_region_t reg, int64_t step)
+int qr_planned(const qr_t *g, ft_region_t reg, int64_t step)
 {
     for (int t = 0; t < g->nplan; t++)
         if (!g->plan[t].done && g->plan[t].f.region == reg && g->plan[t].step == step) return 1;
@@ -64,6 +65,30 @@ int qr_inject(qr_t *g, ft_region_t reg, int64_t p)
             continue;
         }
         switch (reg) {
+        case FT_REGION_REFLECTORS: { /* V (mi x ib) or T (ib x ib, upper) of step p, in use */
+            const int64_t mi = m - i;
+            if (c < 0) c = rnd(g, 2 * ib);
+            if (c >= ib) { /* T(r, c - ib), r <= c - ib */
+                if (r < 0 && c < 2 * ib) r = rnd(g, c - ib + 1);
+                ok = c < 2 * ib && r <= c - ib;
+                X = g->dT + p * g->nb * g->nb, rows = ib, cols = ib, ld = g->nb;
+                if (!ok) break;
+                /* applied in T's coordinates, reported in the region's (col = ib + T's col) */
+                ft_fault_t ft = f;
+                ft.row = r, ft.col = c - ib;
+                double *x = X + r + (c - ib) * ld, before, after;
+                FT_CHECK(g->be->get_elem(g->qm, x, &before));
+                after = ft.bit >= 0 ? ft_flip_bit(before, ft.bit) : before + ft.value;
+                FT_CHECK(g->be->set_elem(g->qm, x, after));
+                g->rep->injected++;
+                ft_report_event(g->rep, FT_EVENT_INJECTED, reg, r, c, p, before, after);
+                continue;
+            }
+            if (r < 0) r = rnd(g, mi);
+            ok = r < mi;
+            X = g->dV[p & 1], rows = mi, cols = ib, ld = m;
+            break;
+        }
         case FT_REGION_R: /* finished R after step p: rows < i+ib, cols >= max(row, i) */
             if (r < 0) r = rnd(g, i + ib);
             if (c < 0 && r < i + ib) c = qr_imax(r, i) + rnd(g, n - qr_imax(r, i));
@@ -110,8 +135,49 @@ int qr_needs_sync(const qr_t *g, int64_t p)
     if (p == 0) return 1;
     if (g->protect && g->q > 0 && p % g->q == 0) return 1;
     if (!g->nplan) return 0;
-    return planned(g, FT_REGION_TRAILING, p) || planned(g, FT_REGION_CHECKSUM, p) ||
-           planned(g, FT_REGION_R, p - 1) || planned(g, FT_REGION_Q, p - 1) ||
-           planned(g, FT_REGION_TAU, p - 1);
+    return qr_planned(g, FT_REGION_TRAILING, p) || qr_planned(g, FT_REGION_CHECKSUM, p) ||
+           qr_planned(g, FT_REGION_R, p - 1) || qr_planned(g, FT_REGION_Q, p - 1) ||
+           qr_planned(g, FT_REGION_TAU, p - 1);
 }
 
+
+/* Panel p factored as a blocked dgeqrf does it, in two halves: the first h columns, their
+ * reflectors applied to the rest, then the rest; the planned fault changes an element of the
+ * panel in between (global row r >= i, column c in [i, i + ib)): in the finished half (R or
+ * a vector), or in the half not yet factored. A panel of one column: after it. */
+int qr_inject_panel(qr_t *g, int64_t p, double *P, int64_t ldp)
+{
+    const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), mi = g->m - i, h = ib / 2;
+    double *tau = g->tau + i;
+    int st;
+    planned_t *pl = NULL;
+    for (int t = 0; t < g->nplan && !pl; t++)
+        if (!g->plan[t].done && g->plan[t].f.region == FT_REGION_PANEL && g->plan[t].step == p)
+            pl = &g->plan[t];
+    if (!pl) return ft_lapack_panel_qr(mi, ib, P, ldp, tau, g->hwork, g->lhwork);
+    pl->done = 1;
+    int64_t r = pl->f.row, c = pl->f.col;
+    if (r < 0) r = i + rnd(g, mi);
+    if (c < 0) c = i + rnd(g, ib);
+    if (r < i || r >= g->m || c < i || c >= i + ib) {
+        ft_log(g->ctx, 1, "dgeqrf: panel fault (%lld,%lld) outside panel %lld", (long long)r,
+               (long long)c, (long long)p);
+        return FT_ERR_INVALID_VALUE;
+    }
+    if (h > 0) {
+        if ((st = ft_lapack_panel_qr(mi, h, P, ldp, tau, g->hwork, g->lhwork))) return st;
+        if ((st = ft_lapack_dormqr('L', 'T', mi, ib - h, h, P, ldp, tau, P + h * ldp, ldp)))
+            return st;
+    } else if ((st = ft_lapack_panel_qr(mi, ib, P, ldp, tau, g->hwork, g->lhwork))) {
+        return st;
+    }
+    double *x = P + (r - i) + (c - i) * ldp;
+    const double before = *x;
+    *x = pl->f.bit >= 0 ? ft_flip_bit(before, pl->f.bit) : before + pl->f.value;
+    g->rep->injected++;
+    ft_report_event(g->rep, FT_EVENT_INJECTED, FT_REGION_PANEL, r, c, p, before, *x);
+    if (h > 0 && (st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h,
+                                          g->hwork, g->lhwork)))
+        return st;
+    return FT_SUCCESS;
+}

@@ -80,6 +80,20 @@ typedef struct {
     uint64_t *ckp, *ckrec, *dQS, *hQS;
     double *tau1, *tau2;
     int64_t ckdone, ckrec_done;
+    /* the checks of each panel and of the reflectors each update applies (qr_pcheck.c):
+     * dPx[p & 1] = sigma A_p e of panel p before it goes to the host, dOnes nb elements sigma,
+     * dPs the kernel's scratch; a ring of 3 result slots of QR_PC_SL words (dPslot, hPslot;
+     * plus an end slot of 4 nb), the digests on arrival of every panel (vdig, tdig: np nb), the
+     * digests of every T now (dTD, hTD: np nb), the thresholds of the slots (pcb, pcok). */
+    int pcheck;
+    double *dPx[2], *dOnes, *dPs;
+    uint64_t *dPslot, *hPslot, *vdig, *tdig, *dTD, *hTD;
+    double pcb[3], pcbd[3]; /* threshold and bound */
+    int pcok[3];
+    int64_t pc_from, pc_done; /* this pass of the loop began at step pc_from; slots [.., pc_done)
+                               * have been read */
+    double pc_ratio;          /* the largest ||d|| / bound of a panel that passed (measurement) */
+    double pc_oratio;         /* the largest |tau ||v||^2 - 2| / 4u that passed (measurement) */
     /* threshold */
     int norms_ready, checkable;
     int unchecked_finite; /* checks impossible although the input is finite (overflow) */
@@ -147,17 +161,38 @@ int qr_encode(qr_t *g);
 void qr_threshold(qr_t *g);
 int qr_verify(qr_t *g, int64_t i, int64_t step);
 /* qr_qcheck.c: the checkpoint of panel i (ib columns of dV in work memory, mi rows, ld ldv, the
- * vectors below the diagonal), formed on the copy-in queue; the verification and repair of the
+ * vectors below the diagonal), formed on the copy-in queue, and its tau (which must equal the
+ * diagonal of the host's T, hT); the verification and repair of the
  * vectors of columns [0, c1) in A and of their tau */
-int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV, int64_t ldv);
+int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV, int64_t ldv,
+                    const double *hT, int64_t ldt);
 /* the digests of the records of columns [.., c1) that came back since the last call (wait: sync
  * the copy-in queue first; else the caller knows they have arrived) */
 int qr_q_records(qr_t *g, int64_t c1, int wait);
 int qr_q_verify(qr_t *g, int64_t c1, int64_t step);
+/* qr_pcheck.c: the panel and the reflectors in use. Words of a result slot. */
+#define QR_PC_SL(nb) (5 * (nb) + 64) /* 64 = QR_PC_G */
+int qr_pc_init(qr_t *g);                 /* the vector of sigma (after qr_encode) */
+int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q); /* x of panel p, before it goes to the host */
+void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp); /* after its factorization */
+int qr_pc_after(qr_t *g, int64_t p);     /* step p-2's V and T after its update (before V's
+                                          * buffer is written for step p) */
+int qr_pc_arrive(qr_t *g, int64_t p);    /* panel p's check on arrival */
+/* read the slots of steps < upto (they have arrived); a mismatch asks for a re-factorization */
+int qr_pc_check(qr_t *g, int64_t upto);
+/* all queues synchronised before step p: every slot, and steps p-2, p-1 after their updates */
+int qr_pc_sync_point(qr_t *g, int64_t p);
+int qr_pc_end(qr_t *g);                  /* after the loop: the same for all steps */
+int qr_pc_tverify(qr_t *g, int64_t npan, int64_t step); /* T of panels < npan, before use */
+/* a mismatch at step s in region reg: re-factorization from panel s, or reported */
+void qr_pc_fail(qr_t *g, int64_t s, ft_region_t reg, double a, double b);
 /* qr_inject.c */
 void qr_plan_faults(qr_t *g);
 int qr_inject(qr_t *g, ft_region_t reg, int64_t p);
 int qr_needs_sync(const qr_t *g, int64_t p);
+int qr_planned(const qr_t *g, ft_region_t reg, int64_t step);
+/* panel p factored on the host in two halves with the planned FT_REGION_PANEL fault between */
+int qr_inject_panel(qr_t *g, int64_t p, double *P, int64_t ldp);
 /* qr_recover.c */
 int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda);
 /* The host waits for the copy of A / later work on the loop's queues is ordered after it. */

@@ -9,6 +9,7 @@
 #include "core/size.h"
 #include "checkpoint/checkpoint.h"
 #include "qr/qr_internal.h"
+#include "qr/qr_pcheck.h"
 
 #include <string.h>
 
@@ -37,26 +38,29 @@ int64_t qr_auto_nb(int64_t n)
 
 /* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3B, dX m x 3B,
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
- * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m. */
+ * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m; checkpoint dQS CKP_NS k; panel checks:
+ * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
-    int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb, m, np + 2, nb * nb, nb, n,
-                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k}, e;
-    return ft_sum_of_products(9, t, &e) ? -1 : e;
+    int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
+                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 20, nb,
+                   3 * QR_PC_SL(0), 1, np, nb}, e;
+    return ft_sum_of_products(12, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 3B, hN 2n + m B,
  * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
- * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k. */
+ * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k; the panel
+ * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each. */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
-    const int64_t k = m < n ? m : n;
+    const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {2 * nb, m, nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
-                   2, B, 1, 64, 2 * CKP_NS + 3, k}, e;
-    return ft_sum_of_products(8, t, &e) ? -1 : e;
+                   2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 3 * np, nb}, e;
+    return ft_sum_of_products(11, t, &e) ? -1 : e;
 }
 
 /* Work and host buffers, from the call's arenas. */
@@ -86,6 +90,12 @@ int qr_setup(qr_t *g)
     g->dSub = w, w += m;
     g->dRot = w, w += 4 * m;
     g->dQS = (uint64_t *)w, w += CKP_NS * g->k;
+    g->dPx[0] = w, w += m;
+    g->dPx[1] = w, w += m;
+    g->dOnes = w, w += nb;
+    g->dPs = w, w += 3 * QR_PC_G * nb;
+    g->dPslot = (uint64_t *)w, w += 3 * QR_PC_SL(nb) + 4 * nb;
+    g->dTD = (uint64_t *)w, w += g->np * nb;
     g->lhwork = nb * 64;
     double *h;
     FT_CHECK(ft_call_pinned_doubles(g->call, nh, &h));
@@ -108,7 +118,11 @@ int qr_setup(qr_t *g)
     g->hQS = (uint64_t *)h, h += CKP_NS * g->k;
     g->ckrec = (uint64_t *)h, h += g->k;
     g->tau1 = h, h += g->k;
-    g->tau2 = h;
+    g->tau2 = h, h += g->k;
+    g->hPslot = (uint64_t *)h, h += 3 * QR_PC_SL(nb) + 4 * nb;
+    g->vdig = (uint64_t *)h, h += g->np * nb;
+    g->tdig = (uint64_t *)h, h += g->np * nb;
+    g->hTD = (uint64_t *)h;
     g->ckdone = g->ckrec_done = 0;
     g->ldp = m;
     /* the identity (recovery: C -= W and scalar updates as products, qr_recover.c) */
@@ -126,7 +140,12 @@ static int restart_from(qr_t *g, int64_t *p0)
 {
     const int64_t P = g->refactor_from;
     g->refactor_from = -1;
+    /* nothing of the pass being abandoned may still run: the checks on the copy-in queue read
+     * the panels, the copy-out queue writes the host's panel */
+    FT_CHECK(g->be->sync(g->qh2d));
+    FT_CHECK(g->be->sync(g->qd2h));
     FT_CHECK(qr_refactor(g, P));
+    g->pc_from = g->pc_done = P;
     if (g->ckdone > P * g->nb) g->ckdone = P * g->nb; /* the panels from P on are redone */
     if (g->ckrec_done > g->ckdone) g->ckrec_done = g->ckdone;
     g->prof = 0; /* the phase profile covers the first pass only */
@@ -148,6 +167,7 @@ int qr_factor(qr_t *g)
             FT_CHECK(be->copy_matrix(g->qm, m, QR_NCS * g->ncb, g->dCS, m, g->dCS0, m));
         FT_CHECK(be->sync(g->qm));
         qr_threshold(g);
+        FT_CHECK(qr_pc_init(g));
         g->tprot += ft_wtime() - t0;
         if (g->prof) g->ph_csum += ft_wtime() - t0;
     }
@@ -162,10 +182,17 @@ restart:
         if (qr_needs_sync(g, p) || p == p0) {
             FT_CHECK(be->sync(g->qm));
             FT_CHECK(be->sync(g->qs));
+            FT_CHECK(be->sync(g->qh2d));
             if (g->prof) {
                 double t1 = ft_wtime();
                 g->ph_wait += t1 - tw;
                 FT_CHECK(qr_harvest(g, p)); /* everything issued so far has completed */
+            }
+            /* the panels and reflectors of the steps so far, before anything else looks */
+            FT_CHECK(qr_pc_sync_point(g, p));
+            if (g->refactor_from >= 0) {
+                while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
+                goto restart;
             }
             if (g->nplan && p > 0) {
                 FT_CHECK(qr_inject(g, FT_REGION_R, p - 1));
@@ -182,13 +209,24 @@ restart:
                 while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
                 goto restart;
             }
+            FT_CHECK(qr_pc_sum(g, p, g->qd2h));
             FT_CHECK(be->get_matrix(g->qd2h, mi, ib, dA + i + i * ld, ld, hP, ldp));
             if (g->prof) tw = ft_wtime();
         }
         FT_CHECK(be->sync(g->qd2h));
         /* panel p-1's copies in have completed (the lookahead that the copy just waited for
-         * waited for them), so the checkpoints queued before them, panels <= p-2, are here */
-        if (p >= 2) FT_CHECK(qr_q_records(g, (p - 1) * nb, 0));
+         * waited for them), so the checkpoints and checks queued before them, panels <= p-2,
+         * are here */
+        if (p >= 2) {
+            FT_CHECK(qr_q_records(g, (p - 1) * nb, 0));
+            FT_CHECK(qr_pc_check(g, p - 1));
+        }
+        if (g->refactor_from >= 0) {
+            while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
+            goto restart;
+        }
+        /* step p-2's reflectors after its update, before its V's buffer is written again */
+        FT_CHECK(qr_pc_after(g, p));
         if (g->prof) {
             double tp = ft_wtime();
             g->ph_wait += tp - tw;
@@ -199,9 +237,14 @@ restart:
         }
 
         /* panel on the host: QR, T, V with explicit unit diagonal and zeros above */
-        if ((st = ft_lapack_panel_qr(mi, ib, hP, ldp, g->tau + i, g->hwork, g->lhwork))) return st;
+        if (g->nplan && qr_planned(g, FT_REGION_PANEL, p))
+            st = qr_inject_panel(g, p, hP, ldp); /* a fault inside the factorization */
+        else
+            st = ft_lapack_panel_qr(mi, ib, hP, ldp, g->tau + i, g->hwork, g->lhwork);
+        if (st) return st;
         double *hT = g->host ? (g->dT + p * nb * nb) : g->hT, *hV = g->host ? g->dV[b] : g->hV;
         if ((st = ft_lapack_larft(mi, ib, hP, ldp, g->tau + i, hT, nb))) return st;
+        qr_pc_bound(g, p, hP, ldp);
         if (g->prof) g->ph_panel += ft_wtime() - tw;
         for (int64_t c = 0; c < ib; c++) {
             double *v = hV + c * m;
@@ -214,10 +257,21 @@ restart:
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hP, ldp, dA + i + i * ld, ld));
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hV, m, g->dV[b], m));
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, (g->dT + p * nb * nb), nb));
-        FT_CHECK(be->fork(g->qh2d, g->qm));
-        FT_CHECK(be->fork(g->qh2d, g->qs));
+        if (g->nplan && qr_planned(g, FT_REGION_REFLECTORS, p)) {
+            /* a fault in V or T after they arrived (and were checked), before the update */
+            FT_CHECK(qr_pc_arrive(g, p));
+            FT_CHECK(be->sync(g->qh2d));
+            FT_CHECK(qr_inject(g, FT_REGION_REFLECTORS, p));
+            FT_CHECK(be->fork(g->qh2d, g->qm));
+            FT_CHECK(be->fork(g->qh2d, g->qs));
+        } else {
+            FT_CHECK(be->fork(g->qh2d, g->qm));
+            FT_CHECK(be->fork(g->qh2d, g->qs));
+            /* the panel's check and digests, behind the forks: nothing waits for them */
+            FT_CHECK(qr_pc_arrive(g, p));
+        }
         /* the checkpoint of this panel's vectors, behind the forks: nothing waits for it */
-        FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m));
+        FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m, hT, nb));
         if (g->prof) {
             g->ev_la[p % QR_EV_SLOTS] = 0;
             FT_CHECK(be->event_record(qr_ev(g, p, 0), g->qs));
@@ -236,6 +290,7 @@ restart:
                     FT_CHECK(be->event_record(qr_ev(g, p, 1), g->qm));
                 }
                 if (!qr_needs_sync(g, p + 1)) {
+                    FT_CHECK(qr_pc_sum(g, p + 1, g->qm)); /* the next panel's check, x */
                     FT_CHECK(be->fork(g->qm, g->qd2h));
                     double *hP2 = g->host ? dA + j0 + j0 * ld : g->hP;
                     FT_CHECK(be->get_matrix(g->qd2h, m - j0, la, dA + j0 + j0 * ld, ld,
@@ -254,6 +309,11 @@ restart:
     FT_CHECK(be->sync(g->qm));
     FT_CHECK(be->sync(g->qs));
     if (g->prof) FT_CHECK(qr_harvest(g, g->np));
+    FT_CHECK(qr_pc_end(g)); /* the checks of the last steps */
+    if (g->refactor_from >= 0) {
+        while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
+        goto restart;
+    }
     if (g->nplan) {
         FT_CHECK(qr_inject(g, FT_REGION_R, g->np - 1));
         FT_CHECK(qr_inject(g, FT_REGION_Q, g->np - 1));

@@ -19,6 +19,8 @@
 
 #include <string.h>
 
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
 /* Columns with a Householder vector below the diagonal. */
 static int64_t q_cols(const qr_t *g, int64_t c1)
 {
@@ -26,12 +28,20 @@ static int64_t q_cols(const qr_t *g, int64_t c1)
     return c < 0 ? 0 : qr_imin(c, g->k);
 }
 
-int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV, int64_t ldv)
+int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV, int64_t ldv,
+                    const double *hT, int64_t ldt)
 {
     if (!g->protect_q) return FT_SUCCESS;
     const double t0 = ft_wtime();
     const int64_t nc = qr_imin(ib, mi - 1); /* local columns with elements below the diagonal */
-    for (int64_t c = 0; c < ib; c++) g->tau1[i + c] = g->tau2[i + c] = g->tau[i + c];
+    for (int64_t c = 0; c < ib; c++) {
+        /* dlarft sets T(c, c) = tau(c): a difference is a change in one of them since the
+         * panel; which one is not known here, so the panel is factored again (the T on the
+         * device is checked by the panel's own check) */
+        if (!same_bits(g->tau[i + c], hT[c + c * ldt]) && g->refactor_from < 0)
+            qr_pc_fail(g, i / g->nb, FT_REGION_PANEL, g->tau[i + c], hT[c + c * ldt]);
+        g->tau1[i + c] = g->tau2[i + c] = g->tau[i + c];
+    }
     if (nc > 0) {
         FT_CHECK(ckp_kernels(g->be)->sums(g->qh2d, mi, nc, dV, ldv, g->dQS + CKP_NS * i));
         FT_CHECK(g->be->get_matrix(g->qh2d, CKP_NS, nc, (const double *)(g->dQS + CKP_NS * i),
@@ -52,8 +62,6 @@ int qr_q_records(qr_t *g, int64_t c1, int wait)
     g->ckrec_done = c1;
     return FT_SUCCESS;
 }
-
-static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
 /* Detected and not correctable: counted, the call's status, an event. */
 static void q_uncorrectable(qr_t *g, int64_t c, int64_t step, double before)
@@ -164,6 +172,9 @@ int qr_q_verify(qr_t *g, int64_t c1, int64_t step)
         }
         if (memcmp(now, ref, CKP_NS * sizeof *now)) FT_CHECK(repair_column(g, c, now, step));
     }
+    /* the T factors of the panels whose vectors were just verified (a recovery or a
+     * re-factorization applies them) */
+    if (step < g->np) FT_CHECK(qr_pc_tverify(g, qr_imin(c1, g->ckdone) / g->nb, step));
     g->tprot += ft_wtime() - t0;
     return FT_SUCCESS;
 }

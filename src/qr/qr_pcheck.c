@@ -1,0 +1,367 @@
+/*
+ * qr_pcheck.c — what the checksum columns cannot see in the loop itself (issue 9 items 3 and 4;
+ * docs/qr.md "The panel and the reflectors in use"):
+ *
+ *  - the panel factorization: before panel p goes to the host, the backend forms x = A_p e
+ *    (qr_pc_sum); when the factored panel comes back, it forms d = Q_p^T x - [R_pp e; 0] with
+ *    the V and T the updates apply (Q_p^T = I - V T^T V^T), whose size must be that of rounding
+ *    (qr_pc_bound: the bound of the trailing checks, for the panel). A change inside the host's
+ *    factorization, in its copies on either side, in R_pp, V or T gives d far above it;
+ *  - the reflectors in use: on arrival the same kernel takes a digest of every column of V and
+ *    of T (bitwise: any changed element changes its column's digest); two steps later, when the
+ *    update that applied them has finished and before V's buffer is reused, they are taken
+ *    again (qr_pc_after). A change in between, while an update was reading them, makes them
+ *    differ.
+ *
+ * None of this waits: the kernels run on the copy-in queue behind the update's forks, their
+ * results come back to host memory in a ring of three slots, and the host reads slot t two steps
+ * later, when the loop knows it has arrived (qr_pc_check). On a mismatch at step s the loop
+ * re-factors from panel s: the columns from s nb on come back from the original A, the
+ * reflectors before s (verified against their checkpoints) are applied again, and panel s is
+ * factored again. Without the original A the error is reported (FT_ERR_NOT_RECOVERED).
+ *
+ * Slot t (QR_PC_SL words): [0, nb) the digests of V on arrival of step t, [nb, 2 nb) of T,
+ * [2 nb, 3 nb) and [3 nb, 4 nb) those of V and T of step t - 2 after its update, [4 nb, 5 nb)
+ * ||v_c||^2 of step t, [5 nb, +G) the partial maxima of |d| of step t.
+ */
+#include "backend/host/host_queue.h"
+#include "qr/qr_internal.h"
+#include "qr/qr_pcheck.h"
+#include "qr/qrf.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- the host kernel ---- */
+
+static uint64_t digest_col(int64_t rows, const double *a)
+{
+    uint64_t h = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        uint64_t b;
+        memcpy(&b, a + r, sizeof b);
+        h += ft_digest_mix(b, r);
+    }
+    return h;
+}
+
+void qr_pc_arrive_ref(int64_t mi, int64_t ib, const double *V, int64_t ldv, const double *T,
+                      int64_t ldt, const double *R, int64_t ldr, const double *x, double one,
+                      uint64_t *digV, uint64_t *digT, double *ss, double *mx, double *scratch)
+{
+    double *w = scratch, *z = scratch + ib, mxv = 0.0;
+    for (int64_t c = 0; c < ib; c++) {
+        digV[c] = digest_col(mi, V + c * ldv);
+        digT[c] = digest_col(ib, T + c * ldt);
+        double q = 0.0;
+        for (int64_t r = 0; r < mi; r++) q += V[r + c * ldv] * V[r + c * ldv];
+        ss[c] = q;
+    }
+    for (int64_t c = 0; c < ib; c++) { /* w = V^T x */
+        double s = 0.0;
+        for (int64_t r = 0; r < mi; r++) s += V[r + c * ldv] * x[r];
+        w[c] = s;
+    }
+    for (int64_t c = 0; c < ib; c++) { /* z = T^T w */
+        double s = 0.0;
+        for (int64_t r = 0; r <= c; r++) s += T[r + c * ldt] * w[r];
+        z[c] = s;
+    }
+    for (int64_t r = 0; r < mi; r++) { /* d = x - V z - [R (one e); 0] */
+        double y = x[r];
+        for (int64_t c = 0; c < ib; c++) y -= V[r + c * ldv] * z[c];
+        if (r < ib)
+            for (int64_t c = r; c < ib; c++) y -= R[r + c * ldr] * one;
+        const double a = fabs(y);
+        if (isnan(a) || isnan(mxv)) mxv = NAN;
+        else if (a > mxv) mxv = a;
+    }
+    mx[0] = mxv;
+    for (int g = 1; g < QR_PC_G; g++) mx[g] = 0.0;
+}
+
+typedef struct {
+    int64_t mi, ib, ldv, ldt, ldr;
+    const double *V, *T, *R, *x;
+    double one;
+    uint64_t *digV, *digT;
+    double *ss, *mx, *scratch;
+} arrive_args;
+
+static int run_arrive(void *p)
+{
+    const arrive_args *a = p;
+    qr_pc_arrive_ref(a->mi, a->ib, a->V, a->ldv, a->T, a->ldt, a->R, a->ldr, a->x, a->one,
+                     a->digV, a->digT, a->ss, a->mx, a->scratch);
+    return FT_SUCCESS;
+}
+
+static int h_arrive(ft_queue_t *q, int64_t mi, int64_t ib, const double *V, int64_t ldv,
+                    const double *T, int64_t ldt, const double *R, int64_t ldr, const double *x,
+                    double one, uint64_t *digV, uint64_t *digT, double *ss, double *mx,
+                    double *scratch)
+{
+    arrive_args a = {mi, ib, ldv, ldt, ldr, V, T, R, x, one, digV, digT, ss, mx, scratch};
+    return ft_host_submit(q, run_arrive, &a, sizeof a);
+}
+
+static const qr_pc_kernels_t s_host = {"host", h_arrive};
+
+#ifndef FTLA_HAVE_CUDA
+const qr_pc_kernels_t *qr_pc_kernels_cuda(void) { return NULL; }
+#endif
+
+const qr_pc_kernels_t *qr_pc_kernels(const ft_backend_t *be)
+{
+    const qr_pc_kernels_t *k = NULL;
+    if (be && be->kind == FT_DEVICE_CUDA) k = qr_pc_kernels_cuda();
+    return k ? k : &s_host;
+}
+
+/* ---- the checks in the loop ---- */
+
+static uint64_t *slot(const qr_t *g, uint64_t *base, int64_t t)
+{
+    return base + (t % 3) * QR_PC_SL(g->nb);
+}
+
+int qr_pc_init(qr_t *g)
+{
+    g->pc_from = g->pc_done = 0;
+    g->pc_ratio = g->pc_oratio = 0.0;
+    if (!g->pcheck) return FT_SUCCESS;
+    double *h = g->hcol;
+    for (int64_t t = 0; t < g->nb; t++) h[t] = g->sigma;
+    FT_CHECK(g->be->set_matrix(g->qm, g->nb, 1, h, g->nb, g->dOnes, g->nb));
+    return g->be->sync(g->qm);
+}
+
+int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q)
+{
+    if (!g->pcheck || p >= g->np) return FT_SUCCESS;
+    const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), ld = g->ldda;
+    return g->be->dgemv(q, 'N', g->m - i, ib, 1.0, g->dA + i + i * ld, ld, g->dOnes, 0.0,
+                        g->dPx[p & 1]);
+}
+
+void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp)
+{
+    if (!g->pcheck) return;
+    const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), mi = g->m - i;
+    const double s = g->sigma;
+    double sr = 0.0, *re = g->hcol;
+    for (int64_t r = 0; r < ib; r++) re[r] = 0.0;
+    for (int64_t c = 0; c < ib; c++) {
+        sr += s * abft_nrm2(c + 1, P + c * ldp); /* ||r_c||, the scale as the checksums' */
+        for (int64_t r = 0; r <= c; r++) re[r] += s * P[r + c * ldp];
+    }
+    /* = abft_qr_bound(sigma sum_c ||r_c||, ||R e sigma||): ||A_p e|| = ||R e|| and the
+     * backward error of the panel is that of its columns */
+    const double bound = ABFT_U * (sr + abft_nrm2(ib, re));
+    const double thr = abft_qr_tau(g->pol.tol, mi, ib, bound);
+    g->pcb[p % 3] = thr;
+    /* 1: checkable; 0: the threshold overflows (unchecked); -1: R is not finite, which a
+     * finite panel cannot give (its columns' norms are those of A's): a fault */
+    int finite = 1;
+    for (int64_t c = 0; c < ib; c++)
+        for (int64_t r = 0; r <= c; r++)
+            if (!isfinite(P[r + c * ldp])) finite = 0;
+    g->pcok[p % 3] = !finite ? -1 : isfinite(thr) && isfinite(bound);
+    g->pcbd[p % 3] = bound; /* for the measured ratio */
+}
+
+int qr_pc_after(qr_t *g, int64_t p)
+{
+    const int64_t s = p - 2;
+    if (!g->pcheck || s < g->pc_from) return FT_SUCCESS;
+    const int64_t i = s * g->nb, ib = qr_imin(g->nb, g->k - i), nb = g->nb;
+    uint64_t *o = slot(g, g->dPslot, p);
+    FT_CHECK(g->be->digest(g->qh2d, g->m - i, ib, g->dV[s & 1], g->m, o + 2 * nb));
+    FT_CHECK(g->be->digest(g->qh2d, ib, ib, g->dT + s * nb * nb, nb, o + 3 * nb));
+    /* the host backend's host writes V in place next (cuda: the copy comes after on qh2d) */
+    return g->host ? g->be->sync(g->qh2d) : FT_SUCCESS;
+}
+
+int qr_pc_arrive(qr_t *g, int64_t p)
+{
+    if (!g->pcheck) return FT_SUCCESS;
+    const int64_t nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), ld = g->ldda;
+    const double t0 = ft_wtime();
+    uint64_t *o = slot(g, g->dPslot, p);
+    FT_CHECK(qr_pc_kernels(g->be)->arrive(g->qh2d, g->m - i, ib, g->dV[p & 1], g->m,
+                                          g->dT + p * nb * nb, nb, g->dA + i + i * ld, ld,
+                                          g->dPx[p & 1], g->sigma, o, o + nb,
+                                          (double *)(o + 4 * nb), (double *)(o + 5 * nb),
+                                          g->dPs));
+    FT_CHECK(g->be->get_matrix(g->qh2d, QR_PC_SL(nb), 1, (const double *)o, QR_PC_SL(nb),
+                               (double *)slot(g, g->hPslot, p), QR_PC_SL(nb)));
+    g->tprot += ft_wtime() - t0;
+    return FT_SUCCESS;
+}
+
+void qr_pc_fail(qr_t *g, int64_t s, ft_region_t reg, double a, double b)
+{
+    ft_report_t *rep = g->rep;
+    const int64_t col = s * g->nb;
+    rep->detected++;
+    const char *what = reg == FT_REGION_PANEL ? "panel factorization" : "reflectors in use";
+    if (g->src == QR_SRC_NONE || g->nrefactor >= QR_MAX_REFACTOR ||
+        (g->qrf && g->qrf->nrec > 0)) {
+        /* no original A, too many passes, or QR-update records a re-factorization would undo */
+        g->not_recovered = 1;
+        g->located_col = col;
+        ft_report_event(rep, FT_EVENT_LOCATED, reg, -1, col, s, a, b);
+        ft_log(g->ctx, 1, "dgeqrf: error in the %s of step %lld: not recovered", what,
+               (long long)s);
+        return;
+    }
+    /* a panel that fails its check may have been computed from columns that the update of
+     * step s-1 changed with a wrong V or T (whose digests after it come two steps later):
+     * step s-1 is redone too */
+    const int64_t from = reg == FT_REGION_PANEL && s - 1 >= g->pc_from ? s - 1 : s;
+    if (g->refactor_from < 0 || from < g->refactor_from) g->refactor_from = from;
+    rep->corrected++;
+    ft_report_event(rep, FT_EVENT_RECOMPUTED, reg, -1, col, s, a, b);
+    ft_log(g->ctx, 1, "dgeqrf: error in the %s of step %lld (%.3g, threshold %.3g): "
+           "re-factorization from panel %lld", what, (long long)s, a, b, (long long)from);
+}
+
+/* The digests of step s after its update (at o) against those on its arrival. */
+static int after_differs(const qr_t *g, int64_t s, const uint64_t *o)
+{
+    const int64_t nb = g->nb, ib = qr_imin(nb, g->k - s * nb);
+    return memcmp(o, g->vdig + s * nb, (size_t)ib * sizeof *o) != 0 ||
+           memcmp(o + nb, g->tdig + s * nb, (size_t)ib * sizeof *o) != 0;
+}
+
+int qr_pc_check(qr_t *g, int64_t upto)
+{
+    if (!g->pcheck || g->not_recovered) return FT_SUCCESS;
+    const int64_t nb = g->nb;
+    if (g->pc_done < g->pc_from) g->pc_done = g->pc_from;
+    for (int64_t t = g->pc_done; t < upto && t < g->np; t++) {
+        const uint64_t *o = slot(g, g->hPslot, t);
+        const int64_t ib = qr_imin(nb, g->k - t * nb);
+        memcpy(g->vdig + t * nb, o, (size_t)ib * sizeof *o);
+        memcpy(g->tdig + t * nb, o + nb, (size_t)ib * sizeof *o);
+        g->pc_done = t + 1;
+        if (t - 2 >= g->pc_from && after_differs(g, t - 2, o + 2 * nb)) {
+            qr_pc_fail(g, t - 2, FT_REGION_REFLECTORS, 0.0, 0.0);
+            return FT_SUCCESS;
+        }
+        g->rep->checks++;
+        /* not checkable: counted unchecked by qr_threshold (input) or below (threshold) */
+        if (!g->checkable) continue;
+        /* each reflector orthogonal: |tau_c ||v_c||^2 - 2| within the rounding of the sum of
+         * mi squares and of tau: in units of 4u (one rounding of the product 2), measured at
+         * most 0.45 sqrt(mi) on clean panels (bench/NOTES.md); the threshold tol (4 sqrt(mi)
+         * + 8) units keeps the orthogonality defect it can leave, 2 sqrt(mi) times it in the
+         * 1-norm, within the contract (30 m eps) */
+        const double *ss = (const double *)(o + 4 * nb);
+        const int64_t mi = g->m - t * nb;
+        const double othr = g->pol.tol * (4.0 * sqrt((double)mi) + 8.0) * (4.0 * ABFT_U);
+        for (int64_t c = 0; c < ib; c++) {
+            const double tc = g->tau[t * nb + c];
+            if (tc == 0.0) continue; /* H_c = I: v_c is not applied */
+            const double od = fabs(tc * ss[c] - 2.0);
+            if (!(od <= othr)) {
+                qr_pc_fail(g, t, FT_REGION_PANEL, od, othr);
+                return FT_SUCCESS;
+            }
+            if (od / (4.0 * ABFT_U) > g->pc_oratio) g->pc_oratio = od / (4.0 * ABFT_U);
+        }
+        const double *mx = (const double *)(o + 5 * nb);
+        double d = 0.0;
+        for (int q = 0; q < QR_PC_G; q++)
+            if (isnan(mx[q]) || mx[q] > d) d = isnan(d) ? d : mx[q];
+        if (g->pcok[t % 3] == 0) {
+            g->rep->unchecked++;
+            g->unchecked_finite = 1; /* the call says so (FT_ERR_UNCHECKED) */
+            ft_log(g->ctx, 1, "dgeqrf: the check of panel %lld overflows: UNCHECKED", (long long)t);
+            continue;
+        }
+        if (g->pcok[t % 3] < 0 || !(d <= g->pcb[t % 3])) {
+            qr_pc_fail(g, t, FT_REGION_PANEL, d, g->pcb[t % 3]);
+            return FT_SUCCESS;
+        }
+        const double bd = g->pcbd[t % 3];
+        if (bd > 0 && d / bd > g->pc_ratio) g->pc_ratio = d / bd;
+    }
+    return FT_SUCCESS;
+}
+
+/* All queues synchronised at step p (before its panel): the reflectors of steps p-2 and p-1
+ * after their updates, now rather than two steps later, so that no check at this point sees
+ * the effect of a changed V or T first. */
+static int after_now(qr_t *g, int64_t p)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t nb = g->nb, m = g->m;
+    uint64_t *d = g->dPslot + 3 * QR_PC_SL(nb), *h = g->hPslot + 3 * QR_PC_SL(nb);
+    for (int64_t s = qr_imax(p - 2, g->pc_from); s < p; s++) {
+        const int64_t i = s * nb, ib = qr_imin(nb, g->k - i);
+        FT_CHECK(be->digest(g->qh2d, m - i, ib, g->dV[s & 1], m, d));
+        FT_CHECK(be->digest(g->qh2d, ib, ib, g->dT + s * nb * nb, nb, d + nb));
+        FT_CHECK(be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)d, 2 * nb, (double *)h,
+                                2 * nb));
+        FT_CHECK(be->sync(g->qh2d));
+        if (after_differs(g, s, h)) {
+            qr_pc_fail(g, s, FT_REGION_REFLECTORS, 0.0, 0.0);
+            return FT_SUCCESS;
+        }
+    }
+    return FT_SUCCESS;
+}
+
+int qr_pc_sync_point(qr_t *g, int64_t p)
+{
+    if (!g->pcheck) return FT_SUCCESS;
+    FT_CHECK(qr_pc_check(g, p));
+    if (g->refactor_from >= 0 || g->not_recovered) return FT_SUCCESS;
+    return after_now(g, p);
+}
+
+int qr_pc_end(qr_t *g)
+{
+    if (!g->pcheck) return FT_SUCCESS;
+    FT_CHECK(g->be->sync(g->qh2d));
+    return qr_pc_sync_point(g, g->np);
+}
+
+int qr_pc_tverify(qr_t *g, int64_t npan, int64_t step)
+{
+    if (!g->pcheck) return FT_SUCCESS;
+    const ft_backend_t *be = g->be;
+    const int64_t nb = g->nb;
+    npan = qr_imin(npan, g->pc_done);
+    if (npan <= 0) return FT_SUCCESS;
+    const int64_t nfull = qr_imin(npan, g->k / nb);
+    if (nfull > 0) FT_CHECK(be->digest(g->qm, nb, nfull * nb, g->dT, nb, g->dTD));
+    if (npan > nfull) { /* the last panel, narrower */
+        const int64_t ib = g->k - nfull * nb;
+        FT_CHECK(be->digest(g->qm, ib, ib, g->dT + nfull * nb * nb, nb, g->dTD + nfull * nb));
+    }
+    FT_CHECK(be->get_matrix(g->qm, npan * nb, 1, (const double *)g->dTD, npan * nb,
+                            (double *)g->hTD, npan * nb));
+    FT_CHECK(be->sync(g->qm));
+    for (int64_t p = 0; p < npan; p++) {
+        const int64_t i = p * nb, ib = qr_imin(nb, g->k - i), mi = g->m - i, ld = g->ldda;
+        if (!memcmp(g->hTD + i, g->tdig + i, (size_t)ib * sizeof *g->hTD)) continue;
+        /* T of panel p changed while it waited: formed again from the vectors (verified
+         * against their checkpoint just before) and tau */
+        double *hv = g->hV, *ht = g->hT;
+        FT_CHECK(be->get_matrix(g->qm, mi, ib, g->dA + i + i * ld, ld, hv, g->m));
+        FT_CHECK(be->sync(g->qm));
+        int st = ft_lapack_larft(mi, ib, hv, g->m, g->tau + i, ht, nb);
+        if (st) return st;
+        for (int64_t c = 0; c < ib; c++) g->tdig[i + c] = digest_col(ib, ht + c * nb);
+        FT_CHECK(be->set_matrix(g->qm, ib, ib, ht, nb, g->dT + p * nb * nb, nb));
+        FT_CHECK(be->sync(g->qm));
+        g->rep->detected++, g->rep->corrected++;
+        ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_REFLECTORS, -1, i, step, 0.0,
+                        0.0);
+        ft_log(g->ctx, 1, "dgeqrf: T of panel %lld changed while kept: formed again",
+               (long long)p);
+    }
+    return FT_SUCCESS;
+}
