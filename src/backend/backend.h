@@ -141,6 +141,9 @@ uint64_t ft_digest_mix(uint64_t bits, int64_t r)
     return (bits + (uint64_t)r * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
 }
 
+/* digest() on the host, directly: out[c] for the rows x cols X (ld ldx) in host memory. */
+void ft_digest_ref(int64_t rows, int64_t cols, const double *X, int64_t ldx, uint64_t *out);
+
 /* The two implementations. ft_backend_cuda() is NULL in builds without CUDA. */
 const ft_backend_t *ft_backend_host(void);
 const ft_backend_t *ft_backend_cuda(void);

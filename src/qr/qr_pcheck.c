@@ -34,25 +34,14 @@
 
 /* ---- the host kernel ---- */
 
-static uint64_t digest_col(int64_t rows, const double *a)
-{
-    uint64_t h = 0;
-    for (int64_t r = 0; r < rows; r++) {
-        uint64_t b;
-        memcpy(&b, a + r, sizeof b);
-        h += ft_digest_mix(b, r);
-    }
-    return h;
-}
-
 void qr_pc_arrive_ref(int64_t mi, int64_t ib, const double *V, int64_t ldv, const double *T,
                       int64_t ldt, const double *R, int64_t ldr, const double *x, double one,
                       uint64_t *digV, uint64_t *digT, double *ss, double *mx, double *scratch)
 {
     double *w = scratch, *z = scratch + ib, mxv = 0.0;
+    ft_digest_ref(mi, ib, V, ldv, digV);
+    ft_digest_ref(ib, ib, T, ldt, digT);
     for (int64_t c = 0; c < ib; c++) {
-        digV[c] = digest_col(mi, V + c * ldv);
-        digT[c] = digest_col(ib, T + c * ldt);
         double q = 0.0;
         for (int64_t r = 0; r < mi; r++) q += V[r + c * ldv] * V[r + c * ldv];
         ss[c] = q;
@@ -170,14 +159,19 @@ void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp)
     g->pcbd[p % 3] = bound; /* for the measured ratio */
 }
 
+/* The digests of step s's V and T now, into d (V) and d + nb (T), on the copy-in queue. */
+static int digests_now(qr_t *g, int64_t s, uint64_t *d)
+{
+    const int64_t nb = g->nb, i = s * nb, ib = qr_imin(nb, g->k - i);
+    FT_CHECK(g->be->digest(g->qh2d, g->m - i, ib, g->dV[s & 1], g->m, d));
+    return g->be->digest(g->qh2d, ib, ib, g->dT + s * nb * nb, nb, d + nb);
+}
+
 int qr_pc_after(qr_t *g, int64_t p)
 {
     const int64_t s = p - 2;
     if (!g->pcheck || s < g->pc_from) return FT_SUCCESS;
-    const int64_t i = s * g->nb, ib = qr_imin(g->nb, g->k - i), nb = g->nb;
-    uint64_t *o = slot(g, g->dPslot, p);
-    FT_CHECK(g->be->digest(g->qh2d, g->m - i, ib, g->dV[s & 1], g->m, o + 2 * nb));
-    FT_CHECK(g->be->digest(g->qh2d, ib, ib, g->dT + s * nb * nb, nb, o + 3 * nb));
+    FT_CHECK(digests_now(g, s, slot(g, g->dPslot, p) + 2 * g->nb));
     /* the host backend's host writes V in place next (cuda: the copy comes after on qh2d) */
     return g->host ? g->be->sync(g->qh2d) : FT_SUCCESS;
 }
@@ -297,12 +291,10 @@ int qr_pc_check(qr_t *g, int64_t upto)
 static int after_now(qr_t *g, int64_t p)
 {
     const ft_backend_t *be = g->be;
-    const int64_t nb = g->nb, m = g->m;
+    const int64_t nb = g->nb;
     uint64_t *d = g->dPslot + 3 * QR_PC_SL(nb), *h = g->hPslot + 3 * QR_PC_SL(nb);
     for (int64_t s = qr_imax(p - 2, g->pc_from); s < p; s++) {
-        const int64_t i = s * nb, ib = qr_imin(nb, g->k - i);
-        FT_CHECK(be->digest(g->qh2d, m - i, ib, g->dV[s & 1], m, d));
-        FT_CHECK(be->digest(g->qh2d, ib, ib, g->dT + s * nb * nb, nb, d + nb));
+        FT_CHECK(digests_now(g, s, d));
         FT_CHECK(be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)d, 2 * nb, (double *)h,
                                 2 * nb));
         FT_CHECK(be->sync(g->qh2d));
@@ -355,7 +347,7 @@ int qr_pc_tverify(qr_t *g, int64_t npan, int64_t step)
         FT_CHECK(be->sync(g->qm));
         int st = ft_lapack_larft(mi, ib, hv, g->m, g->tau + i, ht, nb);
         if (st) return st;
-        for (int64_t c = 0; c < ib; c++) g->tdig[i + c] = digest_col(ib, ht + c * nb);
+        ft_digest_ref(ib, ib, ht, nb, g->tdig + i);
         FT_CHECK(be->set_matrix(g->qm, ib, ib, ht, nb, g->dT + p * nb * nb, nb));
         FT_CHECK(be->sync(g->qm));
         g->rep->detected++, g->rep->corrected++;

@@ -166,19 +166,24 @@ typedef struct {
     uint64_t *out;
 } digest_args;
 
-static int run_digest(void *p)
+void ft_digest_ref(int64_t rows, int64_t cols, const double *X, int64_t ldx, uint64_t *out)
 {
-    const digest_args *a = p;
-    for (int64_t c = 0; c < a->cols; c++) {
-        const double *x = a->X + c * a->ldx;
+    for (int64_t c = 0; c < cols; c++) {
+        const double *x = X + c * ldx;
         uint64_t h = 0;
-        for (int64_t r = 0; r < a->rows; r++) {
+        for (int64_t r = 0; r < rows; r++) {
             uint64_t b;
             memcpy(&b, x + r, sizeof b);
             h += ft_digest_mix(b, r);
         }
-        a->out[c] = h;
+        out[c] = h;
     }
+}
+
+static int run_digest(void *p)
+{
+    const digest_args *a = p;
+    ft_digest_ref(a->rows, a->cols, a->X, a->ldx, a->out);
     return FT_SUCCESS;
 }
 
