@@ -183,7 +183,9 @@ typedef enum {
     FT_REGION_TAU = 7,      /**< ft_dgeqrf: finished tau (host memory); col = its index, row unused */
     FT_REGION_REFLECTORS = 8, /**< ft_dgeqrf: the reflectors an update is about to apply (work
                                *   memory): row, col < ib: V(row, col) of the panel's m_i x ib V;
-                               *   col in [ib, 2 ib): T(row, col - ib), row <= col - ib */
+                               *   col in [ib, 2 ib): T(row, col - ib), row <= col - ib;
+                               *   col in [2 ib, 3 ib): T(row, col - 2 ib) while it is kept
+                               *   after its update (at the check point of step + 3) */
     FT_REGION_PANEL = 9     /**< ft_dgeqrf: inside a panel factorization (host memory), between its
                              *   two halves: the element (row, col) of A, row >= the panel's
                              *   first column i, col in [i, i + ib) */

@@ -141,6 +141,17 @@ uint64_t ft_digest_mix(uint64_t bits, int64_t r)
     return (bits + (uint64_t)r * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
 }
 
+/* The mix is affine in the bits, so a column's digest is
+ *   sum_r mix(b_r, r) = K2 (sum_r b_r + K1 rows (rows - 1) / 2)  (mod 2^64):
+ * a plain sum of the bit patterns, finished here (host loops that copy a column anyway sum its
+ * bits on the way: qr_loop.c). */
+static inline uint64_t ft_digest_finish(uint64_t bitsum, int64_t rows)
+{
+    const uint64_t r = (uint64_t)rows;
+    const uint64_t tri = (r & 1u) ? r * ((r - 1u) / 2u) : (r / 2u) * (r - 1u);
+    return (bitsum + tri * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+}
+
 /* digest() on the host, directly: out[c] for the rows x cols X (ld ldx) in host memory. */
 void ft_digest_ref(int64_t rows, int64_t cols, const double *X, int64_t ldx, uint64_t *out);
 
@@ -166,6 +177,10 @@ int ft_lapack_panel_qr(int64_t m, int64_t n, double *P, int64_t ldp, double *tau
  * column-wise reflectors stored below the diagonal of the m x k V (dlarft 'F','C'). */
 int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,
                     double *T, int64_t ldt);
+/* LAPACK dlarfb('L', 'T', 'F', 'C'): C := H^T C for the k reflectors of V (unit lower, m x k)
+ * with T from ft_lapack_larft; C m x n; work n x k. */
+int ft_lapack_larfb_lt(int64_t m, int64_t n, int64_t k, const double *V, int64_t ldv,
+                       const double *T, int64_t ldt, double *C, int64_t ldc, double *work);
 /* The whole QR by LAPACK (unblocked-size path): dgeqrf with its own optimal workspace. */
 int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau);
 /* LAPACK dormqr (LAPACKE, its own workspace): C := op(Q) C or C op(Q). */

@@ -76,20 +76,21 @@ int qr_encode(qr_t *g)
  * synced). ||a_j||_2 <= sqrt(||a_j||_1 max_i |a_ij|) (Hoelder), or sqrt(m) max_i |a_ij| when the
  * 1-norm itself overflowed; each multiplied by sigma and by u before summing, so the bound is
  * finite whenever the data are. */
+double qr_col_norm(const qr_t *g, int64_t j)
+{
+    const double n1 = g->hN[j], mx = g->hN[g->n + j];
+    return isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx) : sqrt((double)g->m) * mx;
+}
+
 void qr_threshold(qr_t *g)
 {
     const int64_t m = g->m, n = g->n;
-    const double sm = sqrt((double)m);
     int ok = 1;
     g->thr = g->bound = 0.0;
     for (int64_t b = 0; b < g->ncb; b++) {
         const int64_t j0 = b * g->nbc, j1 = j0 + g->nbc < n ? j0 + g->nbc : n;
         double sa = 0.0;
-        for (int64_t j = j0; j < j1; j++) {
-            const double n1 = g->hN[j], mx = g->hN[n + j];
-            const double cn = isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx) : sm * mx;
-            sa += (g->sigma * ABFT_U) * cn;
-        }
+        for (int64_t j = j0; j < j1; j++) sa += (g->sigma * ABFT_U) * qr_col_norm(g, j);
         const double ce = abft_nrm2(m, g->hN + 2 * n + b * m);
         /* = abft_qr_bound(sigma sum_{j in b} ||a_j||, sigma ||A_b e||) */
         g->boundb[b] = sa + ABFT_U * ce;

@@ -67,6 +67,10 @@ int qr_inject(qr_t *g, ft_region_t reg, int64_t p)
         switch (reg) {
         case FT_REGION_REFLECTORS: { /* V (mi x ib) or T (ib x ib, upper) of step p, in use */
             const int64_t mi = m - i;
+            if (c >= 2 * ib) { /* T while it is kept: qr_inject_kept */
+                pl->done = 0;
+                continue;
+            }
             if (c < 0) c = rnd(g, 2 * ib);
             if (c >= ib) { /* T(r, c - ib), r <= c - ib */
                 if (r < 0 && c < 2 * ib) r = rnd(g, c - ib + 1);
@@ -130,6 +134,55 @@ int qr_inject(qr_t *g, ft_region_t reg, int64_t p)
     return FT_SUCCESS;
 }
 
+/* FT_REGION_REFLECTORS with col in [2 ib, 3 ib): T(row, col - 2 ib) of panel `step`, kept in
+ * work memory after its update (a recovery or a re-factorization applies it again). */
+static int is_kept(const qr_t *g, const planned_t *pl)
+{
+    const int64_t ib = qr_imin(g->nb, g->k - pl->step * g->nb);
+    return pl->f.region == FT_REGION_REFLECTORS && pl->f.col >= 2 * ib;
+}
+
+int qr_planned_arrival(const qr_t *g, int64_t step)
+{
+    for (int t = 0; t < g->nplan; t++)
+        if (!g->plan[t].done && g->plan[t].f.region == FT_REGION_REFLECTORS &&
+            g->plan[t].step == step && !is_kept(g, &g->plan[t]))
+            return 1;
+    return 0;
+}
+
+static int planned_kept(const qr_t *g, int64_t step)
+{
+    for (int t = 0; t < g->nplan; t++)
+        if (!g->plan[t].done && g->plan[t].step == step && is_kept(g, &g->plan[t])) return 1;
+    return 0;
+}
+
+int qr_inject_kept(qr_t *g, int64_t p)
+{
+    for (int t = 0; t < g->nplan; t++) {
+        planned_t *pl = &g->plan[t];
+        if (pl->done || !is_kept(g, pl) || pl->step > p - 3) continue;
+        pl->done = 1;
+        const int64_t s = pl->step, ib = qr_imin(g->nb, g->k - s * g->nb);
+        int64_t r = pl->f.row, c = pl->f.col - 2 * ib;
+        if (r < 0 && c < ib) r = rnd(g, c + 1);
+        if (c >= ib || r > c) {
+            ft_log(g->ctx, 1, "dgeqrf: kept T fault (%lld,%lld) outside step %lld",
+                   (long long)r, (long long)pl->f.col, (long long)s);
+            return FT_ERR_INVALID_VALUE;
+        }
+        double *x = g->dT + s * g->nb * g->nb + r + c * g->nb, before, after;
+        FT_CHECK(g->be->get_elem(g->qm, x, &before));
+        after = pl->f.bit >= 0 ? ft_flip_bit(before, pl->f.bit) : before + pl->f.value;
+        FT_CHECK(g->be->set_elem(g->qm, x, after));
+        g->rep->injected++;
+        ft_report_event(g->rep, FT_EVENT_INJECTED, FT_REGION_REFLECTORS, r, 2 * ib + c, s,
+                        before, after);
+    }
+    return FT_SUCCESS;
+}
+
 int qr_needs_sync(const qr_t *g, int64_t p)
 {
     if (p == 0) return 1;
@@ -137,24 +190,23 @@ int qr_needs_sync(const qr_t *g, int64_t p)
     if (!g->nplan) return 0;
     return qr_planned(g, FT_REGION_TRAILING, p) || qr_planned(g, FT_REGION_CHECKSUM, p) ||
            qr_planned(g, FT_REGION_R, p - 1) || qr_planned(g, FT_REGION_Q, p - 1) ||
-           qr_planned(g, FT_REGION_TAU, p - 1);
+           qr_planned(g, FT_REGION_TAU, p - 1) || (p >= 3 && planned_kept(g, p - 3));
 }
 
 
-/* Panel p factored as a blocked dgeqrf does it, in two halves: the first h columns, their
- * reflectors applied to the rest, then the rest; the planned fault changes an element of the
- * panel in between (global row r >= i, column c in [i, i + ib)): in the finished half (R or
- * a vector), or in the half not yet factored. A panel of one column: after it. */
-int qr_inject_panel(qr_t *g, int64_t p, double *P, int64_t ldp)
+/* The planned FT_REGION_PANEL fault of panel p, applied while the host factors it (qr_loop.c,
+ * panel()): between its two halves, after the first half was factored, its vectors sealed and
+ * its reflectors applied to the second half; an element of the panel (global row r >= i,
+ * column c in [i, i + ib)) in the finished half (R or a vector) or in the half not yet
+ * factored. A panel of one column: before it is factored. */
+int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp)
 {
-    const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), mi = g->m - i, h = ib / 2;
-    double *tau = g->tau + i;
-    int st;
+    const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), mi = g->m - i;
     planned_t *pl = NULL;
     for (int t = 0; t < g->nplan && !pl; t++)
         if (!g->plan[t].done && g->plan[t].f.region == FT_REGION_PANEL && g->plan[t].step == p)
             pl = &g->plan[t];
-    if (!pl) return ft_lapack_panel_qr(mi, ib, P, ldp, tau, g->hwork, g->lhwork);
+    if (!pl) return FT_SUCCESS;
     pl->done = 1;
     int64_t r = pl->f.row, c = pl->f.col;
     if (r < 0) r = i + rnd(g, mi);
@@ -164,20 +216,10 @@ int qr_inject_panel(qr_t *g, int64_t p, double *P, int64_t ldp)
                (long long)c, (long long)p);
         return FT_ERR_INVALID_VALUE;
     }
-    if (h > 0) {
-        if ((st = ft_lapack_panel_qr(mi, h, P, ldp, tau, g->hwork, g->lhwork))) return st;
-        if ((st = ft_lapack_dormqr('L', 'T', mi, ib - h, h, P, ldp, tau, P + h * ldp, ldp)))
-            return st;
-    } else if ((st = ft_lapack_panel_qr(mi, ib, P, ldp, tau, g->hwork, g->lhwork))) {
-        return st;
-    }
     double *x = P + (r - i) + (c - i) * ldp;
     const double before = *x;
     *x = pl->f.bit >= 0 ? ft_flip_bit(before, pl->f.bit) : before + pl->f.value;
     g->rep->injected++;
     ft_report_event(g->rep, FT_EVENT_INJECTED, FT_REGION_PANEL, r, c, p, before, *x);
-    if (h > 0 && (st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h,
-                                          g->hwork, g->lhwork)))
-        return st;
     return FT_SUCCESS;
 }

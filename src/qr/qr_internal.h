@@ -83,7 +83,7 @@ typedef struct {
     /* the checks of each panel and of the reflectors each update applies (qr_pcheck.c):
      * dPx[p & 1] = sigma A_p e of panel p before it goes to the host, dOnes nb elements sigma,
      * dPs the kernel's scratch; a ring of 3 result slots of QR_PC_SL words (dPslot, hPslot;
-     * plus an end slot of 4 nb), the digests on arrival of every panel (vdig, tdig: np nb), the
+     * plus an end slot of 4 nb), the seals of every panel's V and T (vdig, tdig: np nb), the
      * digests of every T now (dTD, hTD: np nb), the thresholds of the slots (pcb, pcok). */
     int pcheck;
     double *dPx[2], *dOnes, *dPs;
@@ -159,6 +159,7 @@ int qr_factor(qr_t *g);
 /* qr_checks.c */
 int qr_encode(qr_t *g);
 void qr_threshold(qr_t *g);
+double qr_col_norm(const qr_t *g, int64_t j); /* ||a_j||_2 of the input (after qr_encode) */
 int qr_verify(qr_t *g, int64_t i, int64_t step);
 /* qr_qcheck.c: the checkpoint of panel i (ib columns of dV in work memory, mi rows, ld ldv, the
  * vectors below the diagonal), formed on the copy-in queue, and its tau (which must equal the
@@ -169,7 +170,8 @@ int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV
 /* the digests of the records of columns [.., c1) that came back since the last call (wait: sync
  * the copy-in queue first; else the caller knows they have arrived) */
 int qr_q_records(qr_t *g, int64_t c1, int wait);
-int qr_q_verify(qr_t *g, int64_t c1, int64_t step);
+/* use_t: the T factors of those panels are about to be applied too (a recovery) */
+int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t);
 /* qr_pcheck.c: the panel and the reflectors in use. Words of a result slot. */
 #define QR_PC_SL(nb) (5 * (nb) + 64) /* 64 = QR_PC_G */
 int qr_pc_init(qr_t *g);                 /* the vector of sigma (after qr_encode) */
@@ -191,8 +193,12 @@ void qr_plan_faults(qr_t *g);
 int qr_inject(qr_t *g, ft_region_t reg, int64_t p);
 int qr_needs_sync(const qr_t *g, int64_t p);
 int qr_planned(const qr_t *g, ft_region_t reg, int64_t step);
-/* panel p factored on the host in two halves with the planned FT_REGION_PANEL fault between */
-int qr_inject_panel(qr_t *g, int64_t p, double *P, int64_t ldp);
+/* a planned FT_REGION_REFLECTORS fault on V or T at step `step`'s arrival (not a kept T) */
+int qr_planned_arrival(const qr_t *g, int64_t step);
+/* the planned faults on kept T factors (FT_REGION_REFLECTORS, col >= 2 ib) of steps <= p - 3 */
+int qr_inject_kept(qr_t *g, int64_t p);
+/* the planned FT_REGION_PANEL fault of panel p, between the halves of its factorization */
+int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp);
 /* qr_recover.c */
 int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda);
 /* The host waits for the copy of A / later work on the loop's queues is ordered after it. */

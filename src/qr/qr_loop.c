@@ -28,6 +28,61 @@ static int larfb(qr_t *g, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib, con
 }
 
 
+/* Columns [c0, c1) of the factored panel P (mi rows) into V (ld ldv) as the updates apply
+ * them (zeros above the diagonal, the unit diagonal, the vector below), sealed on the way:
+ * dig[c] = digest() of V's column, its bits summed while they are copied. */
+static void seal_vectors(int64_t mi, int64_t c0, int64_t c1, const double *P, int64_t ldp,
+                         double *V, int64_t ldv, uint64_t *dig)
+{
+    for (int64_t c = c0; c < c1; c++) {
+        double *v = V + c * ldv;
+        const double *a = P + c * ldp;
+        uint64_t sum = 0x3ff0000000000000ull; /* the bits of the unit diagonal; zeros add 0 */
+        for (int64_t r = 0; r < c; r++) v[r] = 0.0;
+        v[c] = 1.0;
+        for (int64_t r = c + 1; r < mi; r++) {
+            const double x = a[r];
+            uint64_t bits;
+            memcpy(&bits, &x, sizeof bits);
+            v[r] = x;
+            sum += bits;
+        }
+        if (dig) dig[c] = ft_digest_finish(sum, mi);
+    }
+}
+
+/* Panel p on the host (P: mi x ib, ld ldp), as a blocked dgeqrf with two blocks: the first
+ * h = ib / 2 columns, their block reflector applied to the rest, then the rest. The vectors of
+ * each half are copied into V (what the device receives and the updates apply) and sealed as
+ * soon as the half is finished, and T is formed from V and sealed, so that a later change to
+ * them, on the host or on the way, differs from the digests the device takes on arrival
+ * (qr_pc_check); changes while a half is computed are the panel check's (docs/qr.md). A
+ * planned FT_REGION_PANEL fault strikes between the halves (qr_panel_fault). */
+static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *V, double *T)
+{
+    const int64_t m = g->m, nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), mi = m - i;
+    const int64_t h = ib / 2;
+    double *tau = g->tau + i;
+    uint64_t *vd = g->pcheck ? g->vdig + i : NULL;
+    int st;
+    if (h > 0) {
+        if ((st = ft_lapack_panel_qr(mi, h, P, ldp, tau, g->hwork, g->lhwork))) return st;
+        seal_vectors(mi, 0, h, P, ldp, V, m, vd);
+        if ((st = ft_lapack_larft(mi, h, V, m, tau, T, nb))) return st;
+        /* the work of dlarfb ((ib - h) x h): V's columns of the second half, not written yet */
+        if ((st = ft_lapack_larfb_lt(mi, ib - h, h, V, m, T, nb, P + h * ldp, ldp, V + h * m)))
+            return st;
+    }
+    if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ldp));
+    if ((st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h, g->hwork,
+                                 g->lhwork)))
+        return st;
+    seal_vectors(mi, h, ib, P, ldp, V, m, vd);
+    if ((st = ft_lapack_larft(mi, ib, V, m, tau, T, nb))) return st;
+    if (vd) ft_digest_ref(ib, ib, T, nb, g->tdig + i);
+    return FT_SUCCESS;
+}
+
 /* The panel runs on the CPU and its cost grows with nb (2 m n nb flops in all), while the GPU
  * update stays efficient down to nb = 64: measured on the H100 host (16 cores) at n = 16384,
  * nb = 64 ran 3.7 TFLOP/s against 1.5 with nb = 256 (bench/NOTES.md). */
@@ -198,6 +253,7 @@ restart:
                 FT_CHECK(qr_inject(g, FT_REGION_R, p - 1));
                 FT_CHECK(qr_inject(g, FT_REGION_Q, p - 1));
                 FT_CHECK(qr_inject(g, FT_REGION_TAU, p - 1));
+                FT_CHECK(qr_inject_kept(g, p));
             }
             if (g->nplan) {
                 FT_CHECK(qr_source_wait(g)); /* the copy of A comes before any fault */
@@ -236,32 +292,25 @@ restart:
             tw = tp;
         }
 
-        /* panel on the host: QR, T, V with explicit unit diagonal and zeros above */
-        if (g->nplan && qr_planned(g, FT_REGION_PANEL, p))
-            st = qr_inject_panel(g, p, hP, ldp); /* a fault inside the factorization */
-        else
-            st = ft_lapack_panel_qr(mi, ib, hP, ldp, g->tau + i, g->hwork, g->lhwork);
-        if (st) return st;
+        /* panel on the host: QR, V with explicit unit diagonal and zeros above, T; V and T
+         * sealed as they are formed */
         double *hT = g->host ? (g->dT + p * nb * nb) : g->hT, *hV = g->host ? g->dV[b] : g->hV;
-        if ((st = ft_lapack_larft(mi, ib, hP, ldp, g->tau + i, hT, nb))) return st;
+        if ((st = panel(g, p, hP, ldp, hV, hT))) return st;
         qr_pc_bound(g, p, hP, ldp);
         if (g->prof) g->ph_panel += ft_wtime() - tw;
-        for (int64_t c = 0; c < ib; c++) {
-            double *v = hV + c * m;
-            const double *a = hP + c * ldp;
-            for (int64_t r = 0; r < c; r++) v[r] = 0.0;
-            v[c] = 1.0;
-            memcpy(v + c + 1, a + c + 1, (size_t)(mi - c - 1) * sizeof(double));
-        }
         if (g->cp_pending) FT_CHECK(qr_source_order(g)); /* the first write to A */
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hP, ldp, dA + i + i * ld, ld));
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hV, m, g->dV[b], m));
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, (g->dT + p * nb * nb), nb));
-        if (g->nplan && qr_planned(g, FT_REGION_REFLECTORS, p)) {
-            /* a fault in V or T after they arrived (and were checked), before the update */
+        if (g->nplan && qr_planned_arrival(g, p)) {
+            /* a fault in V or T after they arrived, before the update: on odd steps before the
+             * arrival digests (which then differ from the host's seal), on even steps after
+             * them (the digests after the update differ) */
+            FT_CHECK(be->sync(g->qh2d));
+            if (p & 1) FT_CHECK(qr_inject(g, FT_REGION_REFLECTORS, p));
             FT_CHECK(qr_pc_arrive(g, p));
             FT_CHECK(be->sync(g->qh2d));
-            FT_CHECK(qr_inject(g, FT_REGION_REFLECTORS, p));
+            if (!(p & 1)) FT_CHECK(qr_inject(g, FT_REGION_REFLECTORS, p));
             FT_CHECK(be->fork(g->qh2d, g->qm));
             FT_CHECK(be->fork(g->qh2d, g->qs));
         } else {
@@ -318,6 +367,7 @@ restart:
         FT_CHECK(qr_inject(g, FT_REGION_R, g->np - 1));
         FT_CHECK(qr_inject(g, FT_REGION_Q, g->np - 1));
         FT_CHECK(qr_inject(g, FT_REGION_TAU, g->np - 1));
+        FT_CHECK(qr_inject_kept(g, g->np + 2));
     }
     if (g->protect) FT_CHECK(qr_verify(g, k, g->np));
     if (g->refactor_from >= 0) {
@@ -325,6 +375,6 @@ restart:
         goto restart;
     }
     /* the Householder vectors and tau against their checkpoint */
-    return qr_q_verify(g, k, g->np);
+    return qr_q_verify(g, k, g->np, 0); /* no T is applied after this */
 }
 

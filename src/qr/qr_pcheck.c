@@ -7,11 +7,12 @@
  *    the V and T the updates apply (Q_p^T = I - V T^T V^T), whose size must be that of rounding
  *    (qr_pc_bound: the bound of the trailing checks, for the panel). A change inside the host's
  *    factorization, in its copies on either side, in R_pp, V or T gives d far above it;
- *  - the reflectors in use: on arrival the same kernel takes a digest of every column of V and
- *    of T (bitwise: any changed element changes its column's digest); two steps later, when the
- *    update that applied them has finished and before V's buffer is reused, they are taken
- *    again (qr_pc_after). A change in between, while an update was reading them, makes them
- *    differ.
+ *  - the reflectors in use: the host seals V and T as it forms them (a bitwise digest of every
+ *    column: any changed element changes its column's digest; qr_loop.c, panel()); on arrival
+ *    the same kernel takes their digests again, and two steps later, when the update that
+ *    applied them has finished and before V's buffer is reused, once more (qr_pc_after). A
+ *    change after the seal, on the host, on the way or while an update was reading them, makes
+ *    them differ.
  *
  * None of this waits: the kernels run on the copy-in queue behind the update's forks, their
  * results come back to host memory in a ring of three slots, and the host reads slot t two steps
@@ -155,7 +156,17 @@ void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp)
     for (int64_t c = 0; c < ib; c++)
         for (int64_t r = 0; r <= c; r++)
             if (!isfinite(P[r + c * ldp])) finite = 0;
-    g->pcok[p % 3] = !finite ? -1 : isfinite(thr) && isfinite(bound);
+    int ok = !finite ? -1 : isfinite(thr) && isfinite(bound);
+    if (ok == 0 && g->checkable) {
+        /* the threshold overflows: unchecked, unless A's columns say it cannot. The panel's
+         * columns are orthogonal transforms of A's, so honestly ||r_c|| <= ||a_c|| (1 + m u)
+         * and ||R e|| <= sum_c ||a_c||: bound <= 2 u sigma sum_c ||a_c|| (1 + m u). When that
+         * ceiling's threshold is finite, R grew: a fault (an exponent bit of R, say) */
+        double sa = 0.0;
+        for (int64_t c = 0; c < ib; c++) sa += (s * ABFT_U) * qr_col_norm(g, i + c);
+        if (isfinite(abft_qr_tau(g->pol.tol, mi, ib, 2.01 * sa))) ok = -1;
+    }
+    g->pcok[p % 3] = ok;
     g->pcbd[p % 3] = bound; /* for the measured ratio */
 }
 
@@ -220,7 +231,7 @@ void qr_pc_fail(qr_t *g, int64_t s, ft_region_t reg, double a, double b)
            "re-factorization from panel %lld", what, (long long)s, a, b, (long long)from);
 }
 
-/* The digests of step s after its update (at o) against those on its arrival. */
+/* The digests of step s's V and T at o against their seal (panel(), qr_loop.c). */
 static int after_differs(const qr_t *g, int64_t s, const uint64_t *o)
 {
     const int64_t nb = g->nb, ib = qr_imin(nb, g->k - s * nb);
@@ -235,10 +246,12 @@ int qr_pc_check(qr_t *g, int64_t upto)
     if (g->pc_done < g->pc_from) g->pc_done = g->pc_from;
     for (int64_t t = g->pc_done; t < upto && t < g->np; t++) {
         const uint64_t *o = slot(g, g->hPslot, t);
-        const int64_t ib = qr_imin(nb, g->k - t * nb);
-        memcpy(g->vdig + t * nb, o, (size_t)ib * sizeof *o);
-        memcpy(g->tdig + t * nb, o + nb, (size_t)ib * sizeof *o);
         g->pc_done = t + 1;
+        /* what arrived against the host's seal of V and T (taken as they were formed) */
+        if (after_differs(g, t, o)) {
+            qr_pc_fail(g, t, FT_REGION_REFLECTORS, 0.0, 0.0);
+            return FT_SUCCESS;
+        }
         if (t - 2 >= g->pc_from && after_differs(g, t - 2, o + 2 * nb)) {
             qr_pc_fail(g, t - 2, FT_REGION_REFLECTORS, 0.0, 0.0);
             return FT_SUCCESS;
@@ -253,7 +266,7 @@ int qr_pc_check(qr_t *g, int64_t upto)
          * threshold tol (mi / 2 + 8) units never fires on clean data; what it lets through is
          * the limit documented in docs/qr.md */
         const double *ss = (const double *)(o + 4 * nb);
-        const int64_t mi = g->m - t * nb;
+        const int64_t mi = g->m - t * nb, ib = qr_imin(nb, g->k - t * nb);
         const double othr = g->pol.tol * (0.5 * (double)mi + 8.0) * (4.0 * ABFT_U);
         for (int64_t c = 0; c < ib; c++) {
             const double tc = g->tau[t * nb + c];
@@ -326,8 +339,7 @@ int qr_pc_tverify(qr_t *g, int64_t npan, int64_t step)
     if (!g->pcheck) return FT_SUCCESS;
     const ft_backend_t *be = g->be;
     const int64_t nb = g->nb;
-    npan = qr_imin(npan, g->pc_done);
-    if (npan <= 0) return FT_SUCCESS;
+    if (npan <= 0) return FT_SUCCESS; /* the seals of every panel factored so far exist */
     const int64_t nfull = qr_imin(npan, g->k / nb);
     if (nfull > 0) FT_CHECK(be->digest(g->qm, nb, nfull * nb, g->dT, nb, g->dTD));
     if (npan > nfull) { /* the last panel, narrower */

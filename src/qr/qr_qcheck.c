@@ -137,7 +137,7 @@ static int repair_column(qr_t *g, int64_t c, const uint64_t *now, int64_t step)
     return be->sync(g->qm);
 }
 
-int qr_q_verify(qr_t *g, int64_t c1, int64_t step)
+int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t)
 {
     if (!g->protect_q) return FT_SUCCESS;
     const double t0 = ft_wtime();
@@ -174,7 +174,7 @@ int qr_q_verify(qr_t *g, int64_t c1, int64_t step)
     }
     /* the T factors of the panels whose vectors were just verified (a recovery or a
      * re-factorization applies them) */
-    if (step < g->np) FT_CHECK(qr_pc_tverify(g, qr_imin(c1, g->ckdone) / g->nb, step));
+    if (use_t) FT_CHECK(qr_pc_tverify(g, qr_imin(c1, g->ckdone) / g->nb, step));
     g->tprot += ft_wtime() - t0;
     return FT_SUCCESS;
 }

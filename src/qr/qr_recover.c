@@ -161,7 +161,7 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok)
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, ld = g->ldda;
     /* the reflectors about to be applied, against their checkpoint */
-    FT_CHECK(qr_q_verify(g, panels_done(g, i) * g->nb, i / g->nb));
+    FT_CHECK(qr_q_verify(g, panels_done(g, i) * g->nb, i / g->nb, 1));
     FT_CHECK(source_columns(g, j, 1, g->dY, m, ok));
     if (!*ok) return FT_SUCCESS;
     /* Q^T a_j, Q = H_0 ... R_1 ... H_.. R_2 ...: the reflectors in segments, and between them
@@ -266,7 +266,7 @@ int qr_refactor(qr_t *g, int64_t P)
     int ok;
     g->nrefactor++;
     FT_CHECK(be->sync(g->qs));
-    FT_CHECK(qr_q_verify(g, i0, P)); /* the reflectors about to be applied */
+    FT_CHECK(qr_q_verify(g, i0, P, 1)); /* the reflectors about to be applied */
     FT_CHECK(source_columns(g, i0, n - i0, g->dA + i0 * ld, ld, &ok));
     if (!ok) {
         g->not_recovered = 1;

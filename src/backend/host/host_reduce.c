@@ -170,13 +170,13 @@ void ft_digest_ref(int64_t rows, int64_t cols, const double *X, int64_t ldx, uin
 {
     for (int64_t c = 0; c < cols; c++) {
         const double *x = X + c * ldx;
-        uint64_t h = 0;
+        uint64_t h = 0; /* the bits summed, the mix applied once (ft_digest_finish) */
         for (int64_t r = 0; r < rows; r++) {
             uint64_t b;
             memcpy(&b, x + r, sizeof b);
-            h += ft_digest_mix(b, r);
+            h += b;
         }
-        out[c] = h;
+        out[c] = ft_digest_finish(h, rows);
     }
 }
 
