@@ -177,10 +177,7 @@ int ft_lapack_panel_qr(int64_t m, int64_t n, double *P, int64_t ldp, double *tau
  * column-wise reflectors stored below the diagonal of the m x k V (dlarft 'F','C'). */
 int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,
                     double *T, int64_t ldt);
-/* LAPACK dlarfb('L', 'T', 'F', 'C'): C := H^T C for the k reflectors of V (unit lower, m x k)
- * with T from ft_lapack_larft; C m x n; work n x k. */
-int ft_lapack_larfb_lt(int64_t m, int64_t n, int64_t k, const double *V, int64_t ldv,
-                       const double *T, int64_t ldt, double *C, int64_t ldc, double *work);
+
 /* The whole QR by LAPACK (unblocked-size path): dgeqrf with its own optimal workspace. */
 int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau);
 /* LAPACK dormqr (LAPACKE, its own workspace): C := op(Q) C or C op(Q). */

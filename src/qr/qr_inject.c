@@ -195,8 +195,8 @@ int qr_needs_sync(const qr_t *g, int64_t p)
 
 
 /* The planned FT_REGION_PANEL fault of panel p, applied while the host factors it (qr_loop.c,
- * panel()): between its two halves, after the first half was factored, its vectors sealed and
- * its reflectors applied to the second half; an element of the panel (global row r >= i,
+ * panel()): between its two halves, after the first half was factored and its reflectors
+ * applied to the second half; an element of the panel (global row r >= i,
  * column c in [i, i + ib)) in the finished half (R or a vector) or in the half not yet
  * factored. A panel of one column: before it is factored. */
 int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp)

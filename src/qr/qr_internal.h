@@ -87,6 +87,11 @@ typedef struct {
      * digests of every T now (dTD, hTD: np nb), the thresholds of the slots (pcb, pcok). */
     int pcheck;
     double *dPx[2], *dOnes, *dPs;
+    /* the column checks: dPa[p & 1] = sigma A_p (m x nb) before panel p goes to the host, then
+     * sigma Q_p^T A_p on arrival (dWpc nb x nb its work); hR a ring of 3 x (nb x nb sigma R_pp,
+     * nb thresholds) on the host */
+    double *dPa[2], *dWpc, *hR;
+    double pc_cratio; /* the largest column ||d_j|| / (u sigma ||r_j||) that passed */
     uint64_t *dPslot, *hPslot, *vdig, *tdig, *dTD, *hTD;
     double pcb[3], pcbd[3]; /* threshold and bound */
     int pcok[3];
@@ -173,7 +178,7 @@ int qr_q_records(qr_t *g, int64_t c1, int wait);
 /* use_t: the T factors of those panels are about to be applied too (a recovery) */
 int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t);
 /* qr_pcheck.c: the panel and the reflectors in use. Words of a result slot. */
-#define QR_PC_SL(nb) (5 * (nb) + 64) /* 64 = QR_PC_G */
+#define QR_PC_SL(nb) (6 * (nb) + 64 + (nb) * (nb)) /* 64 = QR_PC_G */
 int qr_pc_init(qr_t *g);                 /* the vector of sigma (after qr_encode) */
 int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q); /* x of panel p, before it goes to the host */
 void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp); /* after its factorization */

@@ -51,33 +51,32 @@ static void seal_vectors(int64_t mi, int64_t c0, int64_t c1, const double *P, in
     }
 }
 
-/* Panel p on the host (P: mi x ib, ld ldp), as a blocked dgeqrf with two blocks: the first
- * h = ib / 2 columns, their block reflector applied to the rest, then the rest. The vectors of
- * each half are copied into V (what the device receives and the updates apply) and sealed as
- * soon as the half is finished, and T is formed from V and sealed, so that a later change to
- * them, on the host or on the way, differs from the digests the device takes on arrival
- * (qr_pc_check); changes while a half is computed are the panel check's (docs/qr.md). A
- * planned FT_REGION_PANEL fault strikes between the halves (qr_panel_fault). */
+/* Panel p on the host (P: mi x ib, ld ldp): LAPACK's dgeqrf, then its vectors copied into V
+ * (what the device receives and the updates apply) and sealed on the way, and T formed from V
+ * and sealed, so that a later change to them — on the host, on the way, in work memory —
+ * differs from the digests the device takes on arrival and after the update (qr_pc_check).
+ * With a planned FT_REGION_PANEL fault the panel is factored in two halves (the first h = ib / 2
+ * columns, their reflectors applied to the rest, the rest) with the fault in between
+ * (qr_panel_fault). Two halves always, sealing the first as soon as it is finished, ran 18 %
+ * slower on the H100 host (bench/NOTES.md): a change inside the factorization is the panel's
+ * own column checks' (qr_pcheck.c). */
 static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *V, double *T)
 {
     const int64_t m = g->m, nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), mi = m - i;
-    const int64_t h = ib / 2;
+    const int64_t h = g->nplan && qr_planned(g, FT_REGION_PANEL, p) ? ib / 2 : 0;
     double *tau = g->tau + i;
     uint64_t *vd = g->pcheck ? g->vdig + i : NULL;
     int st;
     if (h > 0) {
         if ((st = ft_lapack_panel_qr(mi, h, P, ldp, tau, g->hwork, g->lhwork))) return st;
-        seal_vectors(mi, 0, h, P, ldp, V, m, vd);
-        if ((st = ft_lapack_larft(mi, h, V, m, tau, T, nb))) return st;
-        /* the work of dlarfb ((ib - h) x h): V's columns of the second half, not written yet */
-        if ((st = ft_lapack_larfb_lt(mi, ib - h, h, V, m, T, nb, P + h * ldp, ldp, V + h * m)))
+        if ((st = ft_lapack_dormqr('L', 'T', mi, ib - h, h, P, ldp, tau, P + h * ldp, ldp)))
             return st;
     }
     if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ldp));
     if ((st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h, g->hwork,
                                  g->lhwork)))
         return st;
-    seal_vectors(mi, h, ib, P, ldp, V, m, vd);
+    seal_vectors(mi, 0, ib, P, ldp, V, m, vd);
     if ((st = ft_lapack_larft(mi, ib, V, m, tau, T, nb))) return st;
     if (vd) ft_digest_ref(ib, ib, T, nb, g->tdig + i);
     return FT_SUCCESS;
@@ -94,28 +93,30 @@ int64_t qr_auto_nb(int64_t n)
 /* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3B, dX m x 3B,
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
  * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m; checkpoint dQS CKP_NS k; panel checks:
- * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb. */
+ * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dPa 2 m nb,
+ * dWpc nb nb. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
-                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 20, nb,
-                   3 * QR_PC_SL(0), 1, np, nb}, e;
-    return ft_sum_of_products(12, t, &e) ? -1 : e;
+                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 23, nb,
+                   3 * QR_PC_SL(0), 1, np, nb, 2 * m + 4 * nb, nb}, e;
+    return ft_sum_of_products(13, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 3B, hN 2n + m B,
  * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
  * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k; the panel
- * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each. */
+ * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each, hR 3 (nb nb + nb). */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {2 * nb, m, nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
-                   2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 3 * np, nb}, e;
-    return ft_sum_of_products(11, t, &e) ? -1 : e;
+                   2, B, 1, 64, 2 * CKP_NS + 3, k, 25, nb, 3 * QR_PC_SL(0), 1, 3 * np, nb,
+                   6 * nb, nb}, e;
+    return ft_sum_of_products(12, t, &e) ? -1 : e;
 }
 
 /* Work and host buffers, from the call's arenas. */
@@ -151,6 +152,9 @@ int qr_setup(qr_t *g)
     g->dPs = w, w += 3 * QR_PC_G * nb;
     g->dPslot = (uint64_t *)w, w += 3 * QR_PC_SL(nb) + 4 * nb;
     g->dTD = (uint64_t *)w, w += g->np * nb;
+    g->dPa[0] = w, w += m * nb;
+    g->dPa[1] = w, w += m * nb;
+    g->dWpc = w, w += nb * nb;
     g->lhwork = nb * 64;
     double *h;
     FT_CHECK(ft_call_pinned_doubles(g->call, nh, &h));
@@ -177,7 +181,8 @@ int qr_setup(qr_t *g)
     g->hPslot = (uint64_t *)h, h += 3 * QR_PC_SL(nb) + 4 * nb;
     g->vdig = (uint64_t *)h, h += g->np * nb;
     g->tdig = (uint64_t *)h, h += g->np * nb;
-    g->hTD = (uint64_t *)h;
+    g->hTD = (uint64_t *)h, h += g->np * nb;
+    g->hR = h;
     g->ckdone = g->ckrec_done = 0;
     g->ldp = m;
     /* the identity (recovery: C -= W and scalar updates as products, qr_recover.c) */

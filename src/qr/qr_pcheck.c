@@ -118,7 +118,7 @@ static uint64_t *slot(const qr_t *g, uint64_t *base, int64_t t)
 int qr_pc_init(qr_t *g)
 {
     g->pc_from = g->pc_done = 0;
-    g->pc_ratio = g->pc_oratio = 0.0;
+    g->pc_ratio = g->pc_oratio = g->pc_cratio = 0.0;
     if (!g->pcheck) return FT_SUCCESS;
     double *h = g->hcol;
     for (int64_t t = 0; t < g->nb; t++) h[t] = g->sigma;
@@ -130,8 +130,18 @@ int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q)
 {
     if (!g->pcheck || p >= g->np) return FT_SUCCESS;
     const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), ld = g->ldda;
-    return g->be->dgemv(q, 'N', g->m - i, ib, 1.0, g->dA + i + i * ld, ld, g->dOnes, 0.0,
-                        g->dPx[p & 1]);
+    FT_CHECK(g->be->dgemv(q, 'N', g->m - i, ib, 1.0, g->dA + i + i * ld, ld, g->dOnes, 0.0,
+                          g->dPx[p & 1]));
+    /* sigma A_p for the column checks: a product with sigma I (exact: sigma a power of two) */
+    return g->be->dgemm(q, 'N', 'N', g->m - i, ib, ib, g->sigma, g->dA + i + i * ld, ld, g->dI,
+                        g->nb, 0.0, g->dPa[p & 1], g->m);
+}
+
+/* Ring entry of step p on the host: sigma R_pp (nb x nb, zeros below the diagonal), then the
+ * nb thresholds of its column checks. */
+static double *ring(const qr_t *g, int64_t p)
+{
+    return g->hR + (p % 3) * (g->nb * g->nb + g->nb);
 }
 
 void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp)
@@ -149,6 +159,14 @@ void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp)
      * backward error of the panel is that of its columns */
     const double bound = ABFT_U * (sr + abft_nrm2(ib, re));
     const double thr = abft_qr_tau(g->pol.tol, mi, ib, bound);
+    /* the column checks: sigma R_pp, and for each column the threshold of the panel's
+     * column-wise backward error and of the device applying Q_p^T to it (twice the rounding
+     * of one Householder QR of the column: 2 u sigma ||a_j||, ||a_j|| = ||r_j||) */
+    double *sR = ring(g, p), *cthr = sR + g->nb * g->nb;
+    for (int64_t c = 0; c < ib; c++) {
+        for (int64_t r = 0; r < ib; r++) sR[r + c * g->nb] = r <= c ? s * P[r + c * ldp] : 0.0;
+        cthr[c] = abft_qr_tau(g->pol.tol, mi, ib, 2.0 * ABFT_U * s * abft_nrm2(c + 1, P + c * ldp));
+    }
     g->pcb[p % 3] = thr;
     /* 1: checkable; 0: the threshold overflows (unchecked); -1: R is not finite, which a
      * finite panel cannot give (its columns' norms are those of A's): a fault */
@@ -198,6 +216,19 @@ int qr_pc_arrive(qr_t *g, int64_t p)
                                           g->dPx[p & 1], g->sigma, o, o + nb,
                                           (double *)(o + 4 * nb), (double *)(o + 5 * nb),
                                           g->dPs));
+    /* the column checks: sigma Q_p^T A_p with the V and T the updates apply (dlarfb on the
+     * copy), the largest |.| of each column below row ib, and its top ib x ib block (which
+     * must equal sigma R_pp: compared on the host) */
+    const ft_backend_t *be = g->be;
+    const int64_t mi = g->m - i;
+    double *Y = g->dPa[p & 1], *V = g->dV[p & 1], *T = g->dT + p * nb * nb, *W = g->dWpc;
+    FT_CHECK(be->dgemm(g->qh2d, 'T', 'N', ib, ib, mi, 1.0, V, g->m, Y, g->m, 0.0, W, nb));
+    FT_CHECK(be->dtrmm(g->qh2d, 'L', 'U', 'T', 'N', ib, ib, 1.0, T, nb, W, nb));
+    FT_CHECK(be->dgemm(g->qh2d, 'N', 'N', mi, ib, ib, -1.0, V, g->m, W, nb, 1.0, Y, g->m));
+    if (mi > ib)
+        FT_CHECK(be->col_absmax(g->qh2d, mi - ib, ib, Y + ib, g->m,
+                                (double *)(o + 5 * nb + QR_PC_G)));
+    FT_CHECK(be->copy_matrix(g->qh2d, ib, ib, Y, g->m, (double *)(o + 6 * nb + QR_PC_G), nb));
     FT_CHECK(g->be->get_matrix(g->qh2d, QR_PC_SL(nb), 1, (const double *)o, QR_PC_SL(nb),
                                (double *)slot(g, g->hPslot, p), QR_PC_SL(nb)));
     g->tprot += ft_wtime() - t0;
@@ -294,6 +325,24 @@ int qr_pc_check(qr_t *g, int64_t upto)
         }
         const double bd = g->pcbd[t % 3];
         if (bd > 0 && d / bd > g->pc_ratio) g->pc_ratio = d / bd;
+        /* each column: sigma (Q_p^T a_j - [r_j; 0]) within its own threshold, so that a change
+         * is measured against its column, not diluted by the whole panel's */
+        const double *bot = (const double *)(o + 5 * nb + QR_PC_G), *top = bot + nb;
+        const double *sR = ring(g, t), *cthr = sR + nb * nb;
+        for (int64_t c = 0; c < ib; c++) {
+            double e = mi > ib ? bot[c] : 0.0, rn = 0.0;
+            for (int64_t r = 0; r < ib; r++) {
+                const double dv = fabs(top[r + c * nb] - sR[r + c * nb]);
+                if (isnan(dv) || dv > e) e = isnan(e) ? e : dv;
+                rn += sR[r + c * nb] * sR[r + c * nb];
+            }
+            if (!(e <= cthr[c])) {
+                qr_pc_fail(g, t, FT_REGION_PANEL, e, cthr[c]);
+                return FT_SUCCESS;
+            }
+            rn = sqrt(rn);
+            if (rn > 0 && e / (ABFT_U * rn) > g->pc_cratio) g->pc_cratio = e / (ABFT_U * rn);
+        }
     }
     return FT_SUCCESS;
 }

@@ -35,20 +35,6 @@ int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const do
     return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
 }
 
-int ft_lapack_larfb_lt(int64_t m, int64_t n, int64_t k, const double *V, int64_t ldv,
-                       const double *T, int64_t ldt, double *C, int64_t ldc, double *work)
-{
-    if (m <= 0 || n <= 0 || k <= 0) return FT_SUCCESS;
-    if (!fits(m) || !fits(n) || !fits(k) || !fits(ldv) || !fits(ldt) || !fits(ldc) || ldv < m ||
-        ldt < k || ldc < m || k > m)
-        return FT_ERR_LAPACK;
-    lapack_int info = LAPACKE_dlarfb_work(LAPACK_COL_MAJOR, 'L', 'T', 'F', 'C', (lapack_int)m,
-                                          (lapack_int)n, (lapack_int)k, V, (lapack_int)ldv, T,
-                                          (lapack_int)ldt, C, (lapack_int)ldc, work,
-                                          (lapack_int)n);
-    return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
-}
-
 int ft_lapack_dgeqrf(int64_t m, int64_t n, double *A, int64_t lda, double *tau)
 {
     if (m == 0 || n == 0) return FT_SUCCESS;
