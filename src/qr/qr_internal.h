@@ -95,6 +95,7 @@ typedef struct {
     uint64_t *dPslot, *hPslot, *vdig, *tdig, *dTD, *hTD;
     double pcb[3], pcbd[3]; /* threshold and bound */
     int pcok[3];
+    int64_t pc_aft;           /* the last step p whose qr_pc_after was issued in this pass */
     int64_t pc_from, pc_done; /* this pass of the loop began at step pc_from; slots [.., pc_done)
                                * have been read */
     double pc_ratio;          /* the largest ||d|| / bound of a panel that passed (measurement) */
@@ -191,6 +192,10 @@ int qr_pc_check(qr_t *g, int64_t upto);
 int qr_pc_sync_point(qr_t *g, int64_t p);
 int qr_pc_end(qr_t *g);                  /* after the loop: the same for all steps */
 int qr_pc_tverify(qr_t *g, int64_t npan, int64_t step); /* T of panels < npan, before use */
+/* before a re-factorization from panel P (all queues synchronised): the reflectors of the
+ * steps before P whose digests after their update have not been compared yet are compared
+ * now; returns the step to re-factor from (P, or the first of them that changed) */
+int64_t qr_pc_settle(qr_t *g, int64_t P);
 /* a mismatch at step s in region reg: re-factorization from panel s, or reported */
 void qr_pc_fail(qr_t *g, int64_t s, ft_region_t reg, double a, double b);
 /* qr_inject.c */

@@ -204,13 +204,22 @@ static int restart_from(qr_t *g, int64_t *p0)
      * the panels, the copy-out queue writes the host's panel */
     FT_CHECK(g->be->sync(g->qh2d));
     FT_CHECK(g->be->sync(g->qd2h));
-    FT_CHECK(qr_refactor(g, P));
-    g->pc_from = g->pc_done = P;
-    if (g->ckdone > P * g->nb) g->ckdone = P * g->nb; /* the panels from P on are redone */
+    FT_CHECK(g->be->sync(g->qm));
+    FT_CHECK(g->be->sync(g->qs));
+    /* the reflectors re-applied below must be those verified: steps before P whose digests
+     * after their update have not been compared yet are compared now (an earlier change found
+     * there moves the re-factorization back to its step) */
+    const int64_t P0 = qr_pc_settle(g, P);
+    if (P0 < 0) return FT_ERR_INTERNAL;
+    g->refactor_from = -1;
+    FT_CHECK(qr_refactor(g, P0));
+    g->pc_from = g->pc_done = P0;
+    g->pc_aft = -1;
+    if (g->ckdone > P0 * g->nb) g->ckdone = P0 * g->nb; /* the panels from P0 on are redone */
     if (g->ckrec_done > g->ckdone) g->ckrec_done = g->ckdone;
     g->prof = 0; /* the phase profile covers the first pass only */
-    *p0 = P;
-    return qr_verify(g, P * g->nb, P);
+    *p0 = P0;
+    return qr_verify(g, P0 * g->nb, P0);
 }
 
 int qr_factor(qr_t *g)

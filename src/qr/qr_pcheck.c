@@ -118,6 +118,7 @@ static uint64_t *slot(const qr_t *g, uint64_t *base, int64_t t)
 int qr_pc_init(qr_t *g)
 {
     g->pc_from = g->pc_done = 0;
+    g->pc_aft = -1;
     g->pc_ratio = g->pc_oratio = g->pc_cratio = 0.0;
     if (!g->pcheck) return FT_SUCCESS;
     double *h = g->hcol;
@@ -201,6 +202,7 @@ int qr_pc_after(qr_t *g, int64_t p)
     const int64_t s = p - 2;
     if (!g->pcheck || s < g->pc_from) return FT_SUCCESS;
     FT_CHECK(digests_now(g, s, slot(g, g->dPslot, p) + 2 * g->nb));
+    g->pc_aft = p;
     /* the host backend's host writes V in place next (cuda: the copy comes after on qh2d) */
     return g->host ? g->be->sync(g->qh2d) : FT_SUCCESS;
 }
@@ -366,6 +368,39 @@ static int after_now(qr_t *g, int64_t p)
         }
     }
     return FT_SUCCESS;
+}
+
+int64_t qr_pc_settle(qr_t *g, int64_t P)
+{
+    if (!g->pcheck) return P;
+    const ft_backend_t *be = g->be;
+    const int64_t nb = g->nb;
+    uint64_t *d = g->dPslot + 3 * QR_PC_SL(nb), *h = g->hPslot + 3 * QR_PC_SL(nb);
+    /* slots [pc_from, pc_done) have been read: the digests after the update of steps below
+     * pc_done - 2 were compared */
+    for (int64_t s = qr_imax(g->pc_from, g->pc_done - 2); s < P && s < g->np; s++) {
+        if (s + 2 <= g->pc_aft) { /* taken after its update, in slot s + 2 (not read yet) */
+            if (be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)(slot(g, g->dPslot, s + 2) +
+                               2 * nb), 2 * nb, (double *)h, 2 * nb) ||
+                be->sync(g->qh2d))
+                return -1;
+        } else { /* not taken yet: V is still in its buffer, the update has finished */
+            if (digests_now(g, s, d) ||
+                be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)d, 2 * nb, (double *)h,
+                               2 * nb) ||
+                be->sync(g->qh2d))
+                return -1;
+        }
+        if (after_differs(g, s, h)) {
+            g->rep->detected++, g->rep->corrected++;
+            ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_REFLECTORS, -1, s * nb, s,
+                            0.0, 0.0);
+            ft_log(g->ctx, 1, "dgeqrf: error in the reflectors in use of step %lld: "
+                   "re-factorization from panel %lld", (long long)s, (long long)s);
+            return s;
+        }
+    }
+    return P;
 }
 
 int qr_pc_sync_point(qr_t *g, int64_t p)
