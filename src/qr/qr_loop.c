@@ -28,13 +28,13 @@ static int larfb(qr_t *g, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib, con
 }
 
 
-/* Columns [c0, c1) of the factored panel P (mi rows) into V (ld ldv) as the updates apply
- * them (zeros above the diagonal, the unit diagonal, the vector below), sealed on the way:
+/* The ib columns of the factored panel P (mi rows) into V (ld ldv) as the updates apply them
+ * (zeros above the diagonal, the unit diagonal, the vector below), sealed on the way:
  * dig[c] = digest() of V's column, its bits summed while they are copied. */
-static void seal_vectors(int64_t mi, int64_t c0, int64_t c1, const double *P, int64_t ldp,
-                         double *V, int64_t ldv, uint64_t *dig)
+static void seal_vectors(int64_t mi, int64_t ib, const double *P, int64_t ldp, double *V,
+                         int64_t ldv, uint64_t *dig)
 {
-    for (int64_t c = c0; c < c1; c++) {
+    for (int64_t c = 0; c < ib; c++) {
         double *v = V + c * ldv;
         const double *a = P + c * ldp;
         uint64_t sum = 0x3ff0000000000000ull; /* the bits of the unit diagonal; zeros add 0 */
@@ -76,7 +76,7 @@ static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *V, double *
     if ((st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h, g->hwork,
                                  g->lhwork)))
         return st;
-    seal_vectors(mi, 0, ib, P, ldp, V, m, vd);
+    seal_vectors(mi, ib, P, ldp, V, m, vd);
     if ((st = ft_lapack_larft(mi, ib, V, m, tau, T, nb))) return st;
     if (vd) ft_digest_ref(ib, ib, T, nb, g->tdig + i);
     return FT_SUCCESS;
@@ -211,7 +211,6 @@ static int restart_from(qr_t *g, int64_t *p0)
      * there moves the re-factorization back to its step) */
     const int64_t P0 = qr_pc_settle(g, P);
     if (P0 < 0) return FT_ERR_INTERNAL;
-    g->refactor_from = -1;
     FT_CHECK(qr_refactor(g, P0));
     g->pc_from = g->pc_done = P0;
     g->pc_aft = -1;

@@ -352,16 +352,26 @@ int qr_pc_check(qr_t *g, int64_t upto)
 /* All queues synchronised at step p (before its panel): the reflectors of steps p-2 and p-1
  * after their updates, now rather than two steps later, so that no check at this point sees
  * the effect of a changed V or T first. */
+/* The digests of step s's V and T after its update, into host memory h (2 nb words): from the
+ * device slot where they were taken (src), or taken now (src NULL: V is still in its buffer). */
+static int after_fetch(qr_t *g, int64_t s, const uint64_t *src, uint64_t *h)
+{
+    const int64_t nb = g->nb;
+    if (!src) {
+        uint64_t *d = g->dPslot + 3 * QR_PC_SL(nb);
+        FT_CHECK(digests_now(g, s, d));
+        src = d;
+    }
+    FT_CHECK(g->be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)src, 2 * nb, (double *)h,
+                               2 * nb));
+    return g->be->sync(g->qh2d);
+}
+
 static int after_now(qr_t *g, int64_t p)
 {
-    const ft_backend_t *be = g->be;
-    const int64_t nb = g->nb;
-    uint64_t *d = g->dPslot + 3 * QR_PC_SL(nb), *h = g->hPslot + 3 * QR_PC_SL(nb);
+    uint64_t *h = g->hPslot + 3 * QR_PC_SL(g->nb);
     for (int64_t s = qr_imax(p - 2, g->pc_from); s < p; s++) {
-        FT_CHECK(digests_now(g, s, d));
-        FT_CHECK(be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)d, 2 * nb, (double *)h,
-                                2 * nb));
-        FT_CHECK(be->sync(g->qh2d));
+        FT_CHECK(after_fetch(g, s, NULL, h));
         if (after_differs(g, s, h)) {
             qr_pc_fail(g, s, FT_REGION_REFLECTORS, 0.0, 0.0);
             return FT_SUCCESS;
@@ -373,24 +383,14 @@ static int after_now(qr_t *g, int64_t p)
 int64_t qr_pc_settle(qr_t *g, int64_t P)
 {
     if (!g->pcheck) return P;
-    const ft_backend_t *be = g->be;
     const int64_t nb = g->nb;
-    uint64_t *d = g->dPslot + 3 * QR_PC_SL(nb), *h = g->hPslot + 3 * QR_PC_SL(nb);
+    uint64_t *h = g->hPslot + 3 * QR_PC_SL(nb);
     /* slots [pc_from, pc_done) have been read: the digests after the update of steps below
-     * pc_done - 2 were compared */
+     * pc_done - 2 were compared. The others were taken in slot s + 2 (not read yet), or not
+     * taken yet (V is still in its buffer, the update has finished) */
     for (int64_t s = qr_imax(g->pc_from, g->pc_done - 2); s < P && s < g->np; s++) {
-        if (s + 2 <= g->pc_aft) { /* taken after its update, in slot s + 2 (not read yet) */
-            if (be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)(slot(g, g->dPslot, s + 2) +
-                               2 * nb), 2 * nb, (double *)h, 2 * nb) ||
-                be->sync(g->qh2d))
-                return -1;
-        } else { /* not taken yet: V is still in its buffer, the update has finished */
-            if (digests_now(g, s, d) ||
-                be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)d, 2 * nb, (double *)h,
-                               2 * nb) ||
-                be->sync(g->qh2d))
-                return -1;
-        }
+        const uint64_t *src = s + 2 <= g->pc_aft ? slot(g, g->dPslot, s + 2) + 2 * nb : NULL;
+        if (after_fetch(g, s, src, h)) return -1;
         if (after_differs(g, s, h)) {
             g->rep->detected++, g->rep->corrected++;
             ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_REFLECTORS, -1, s * nb, s,
