@@ -1,7 +1,8 @@
 # testing/internal.cmake — unit tests of internal layers (they include headers from src/):
-# size arithmetic, arenas and pools, the deferred host queues, the checkpoint arithmetic of Q.
+# size arithmetic, arenas and pools, the deferred host queues, the checkpoint arithmetic of Q,
+# the host thread team.
 # Label cpu.
-foreach(t test_sizes test_internal test_checkpoint)
+foreach(t test_sizes test_internal test_checkpoint test_team)
   ftla_test_target(${t})
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   add_test(NAME ${t}_cpu COMMAND ${t})

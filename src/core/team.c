@@ -1,0 +1,89 @@
+/* team.c — see team.h. */
+#include "core/team.h"
+
+#include <string.h>
+
+static void *helper(void *p)
+{
+    ft_team_t *team = ((ft_team_slot_t *)p)->team;
+    const int t = ((ft_team_slot_t *)p)->t;
+    int seen = 0;
+    pthread_mutex_lock(&team->mu);
+    for (;;) {
+        while (team->gen == seen && !team->quit) pthread_cond_wait(&team->go, &team->mu);
+        if (team->quit) break;
+        seen = team->gen;
+        const ft_team_fn fn = team->fn;
+        void *arg = team->arg;
+        const int nt = team->nt;
+        pthread_mutex_unlock(&team->mu);
+        fn(arg, t, nt);
+        pthread_mutex_lock(&team->mu);
+        if (--team->pending == 0) pthread_cond_signal(&team->done);
+    }
+    pthread_mutex_unlock(&team->mu);
+    return NULL;
+}
+
+int ft_team_start(ft_team_t *team, int nt)
+{
+    memset(team, 0, sizeof *team);
+    team->nt = 1;
+    if (nt > FT_TEAM_MAX) nt = FT_TEAM_MAX;
+    if (nt <= 1) return 1;
+    if (pthread_mutex_init(&team->mu, NULL)) return 1;
+    if (pthread_cond_init(&team->go, NULL)) {
+        pthread_mutex_destroy(&team->mu);
+        return 1;
+    }
+    if (pthread_cond_init(&team->done, NULL)) {
+        pthread_cond_destroy(&team->go);
+        pthread_mutex_destroy(&team->mu);
+        return 1;
+    }
+    team->sync_ok = 1;
+    /* helpers wait for generation 1; team->nt grows only with the helpers made */
+    pthread_mutex_lock(&team->mu);
+    for (int t = 1; t < nt; t++) {
+        team->slot[t].team = team;
+        team->slot[t].t = t;
+        if (pthread_create(&team->th[t], NULL, helper, &team->slot[t])) break;
+        team->nt = t + 1;
+    }
+    pthread_mutex_unlock(&team->mu);
+    return team->nt;
+}
+
+void ft_team_run(ft_team_t *team, ft_team_fn fn, void *arg)
+{
+    if (team->nt <= 1) {
+        fn(arg, 0, 1);
+        return;
+    }
+    pthread_mutex_lock(&team->mu);
+    team->fn = fn;
+    team->arg = arg;
+    team->pending = team->nt - 1;
+    team->gen++;
+    pthread_cond_broadcast(&team->go);
+    pthread_mutex_unlock(&team->mu);
+    fn(arg, 0, team->nt);
+    pthread_mutex_lock(&team->mu);
+    while (team->pending > 0) pthread_cond_wait(&team->done, &team->mu);
+    pthread_mutex_unlock(&team->mu);
+}
+
+void ft_team_stop(ft_team_t *team)
+{
+    if (!team->sync_ok) return;
+    pthread_mutex_lock(&team->mu);
+    team->quit = 1;
+    pthread_cond_broadcast(&team->go);
+    pthread_mutex_unlock(&team->mu);
+    for (int t = 1; t < team->nt; t++) pthread_join(team->th[t], NULL);
+    pthread_cond_destroy(&team->done);
+    pthread_cond_destroy(&team->go);
+    pthread_mutex_destroy(&team->mu);
+    team->sync_ok = 0;
+    team->nt = 1;
+}
