@@ -2,7 +2,7 @@
  * bench_dgeqrf_gpu — ft_dgeqrf (checksum-protected hybrid QR) against cuSOLVER DGEQRF.
  *
  *   bench_dgeqrf_gpu [-N n[,n...]] [-M m[,m...]] [--nb NB] [--runs R] [--warmup W] [--host]
- *                    [--pinned] [--seed S]
+ *                    [--pinned] [--seed S] [--phases P]
  *
  * Defaults: -N 8192,16384,32768, M = N (square; -M with one value applies to every N, or one
  * value per N for tall shapes), nb = ftla's automatic choice, 7 timed runs, 1 warm-up.
@@ -36,6 +36,10 @@
  *    Any failure prints FAIL and the exit status is 1. No faults are injected.
  *  - every CUDA / cuSOLVER / ftla setup status is checked (exit 2 with a message); exit 77 when
  *    no CUDA device is usable.
+ * --phases P: after the table, P untimed calls each of ftla-on and ftla-on-noQ with
+ * policy.verbose = 1, whose phase profile ftla logs on stderr (docs/qr.md "Where the time goes").
+ * A paired line gives, per round, (ftla-on - ftla-on-noQ) / ftla-on-noQ and
+ * (ftla-on-noQ - ftla-off) / ftla-off: median, min, max.
  * The host's OpenBLAS runs ftla's CPU panels: on the H100 host run with
  * OPENBLAS_CORETYPE=SkylakeX (its value is printed in the header).
  * The last lines are a machine-readable table, one row per size and method.
@@ -46,7 +50,7 @@
 
 typedef struct {
     int ns[BENCH_MAX_SIZES], nn, ms[BENCH_MAX_SIZES], nm;
-    int nb, runs, warmup, host, pinned;
+    int nb, runs, warmup, host, pinned, phases;
     uint64_t seed;
 } opts_t;
 
@@ -56,7 +60,7 @@ static void usage(const char *p)
 {
     fprintf(stderr,
             "usage: %s [-N n[,n...]] [-M m[,m...]] [--nb NB] [--runs R] [--warmup W] [--host]\n"
-            "          [--pinned] [--seed S]\n",
+            "          [--pinned] [--seed S] [--phases P]\n",
             p);
     exit(2);
 }
@@ -79,6 +83,7 @@ static void parse(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "--nb")) o->nb = bench_parse_int(v, a, 0, 4096), i++;
         else if (!strcmp(a, "--runs")) o->runs = bench_parse_int(v, a, 1, 1000), i++;
         else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_int(v, a, 1, 100), i++;
+        else if (!strcmp(a, "--phases")) o->phases = bench_parse_int(v, a, 0, 100), i++;
         else if (!strcmp(a, "--seed")) o->seed = (uint64_t)bench_parse_int(v, a, 0, INT_MAX), i++;
         else usage(argv[0]);
     }
@@ -255,6 +260,43 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
                                        &ser[meth], flops, &ser[M_PEER], NULL, 0, ok);
         bench_print_row_human(r, 1e12);
     }
+    /* paired per round (the calls of one round ran back to back): what issue 9's protection
+     * and the checksum protection cost, without the drift between rounds */
+    const int nr = ser[M_ON].n;
+    double *d1 = bench_malloc((size_t)(nr > 0 ? nr : 1) * sizeof(double));
+    double *d2 = bench_malloc((size_t)(nr > 0 ? nr : 1) * sizeof(double));
+    for (int r = 0; r < nr; r++) {
+        d1[r] = (ser[M_ON].t[r] - ser[M_NOQ].t[r]) / ser[M_NOQ].t[r];
+        d2[r] = (ser[M_NOQ].t[r] - ser[M_OFF].t[r]) / ser[M_OFF].t[r];
+    }
+    const bench_stats_t q1 = bench_stats(d1, nr), q2 = bench_stats(d2, nr);
+    printf("%% paired per round, %d rounds: (ftla-on - ftla-on-noQ) / ftla-on-noQ median %+.2f %% "
+           "(min %+.2f, max %+.2f); (ftla-on-noQ - ftla-off) / ftla-off median %+.2f %% (min "
+           "%+.2f, max %+.2f)\n", nr, 100 * q1.med, 100 * q1.min, 100 * q1.max, 100 * q2.med,
+           100 * q2.min, 100 * q2.max);
+    free(d1);
+    free(d2);
+    for (int meth = 0; meth < NMETHOD; meth++) { /* for pooling rounds across runs */
+        printf("%% raw %s ms:", ser[meth].name);
+        for (int r = 0; r < ser[meth].n; r++) printf(" %.3f", 1e3 * ser[meth].t[r]);
+        printf("\n");
+    }
+    fflush(stdout);
+    /* untimed: the library's phase profile (policy.verbose 1, on stderr) of ftla-on and
+     * ftla-on-noQ, alternated */
+    for (int r = 0; r < o->phases; r++)
+        for (int meth = M_ON; meth <= M_NOQ; meth += M_NOQ - M_ON) {
+            ft_report_t rep;
+            int st, info;
+            printf("%% phases %s, call %d (verbose 1, stderr):\n", ser[meth].name, r);
+            fflush(stdout);
+            s.pol.verbose = 1;
+            double t = timed_call(&s, meth, &rep, &st, &info);
+            s.pol.verbose = pol0->verbose;
+            fflush(stderr);
+            printf("%%   %.3f ms, status %d, detected %d\n", 1e3 * t, st, (int)rep.detected);
+        }
+    BENCH_FT(ft_context_set_policy(ctx, pol0));
     fflush(stdout);
 
     bench_hfree(s.hA, pin);

@@ -83,16 +83,17 @@ int main(void)
                   (np + 2) * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 7 * (i128)m + 64 +
                   5 * kk;
         /* + the panel checks (issue 9): x of two panels, the sigma vector, the kernel's
-         * scratch (3 x 64 nb), 3 + 1 result slots (3 (5 nb + 64) + 4 nb), the digests of every
-         * T (np nb); on the host the slots and three digests per panel column (np nb each) */
-        rw += 2 * (i128)m + (1 + 192 + 19) * (i128)nb + 192 + np * nb;
-        /* + the column checks: the slots grow by nb + nb^2 each; sigma A_p of two panels
-         * (2 m nb) and the work of Q_p^T A_p (nb^2); on the host a ring of 3 (R, thresholds) */
-        rw += 3 * ((i128)nb + (i128)nb * nb) + 2 * (i128)m * nb + (i128)nb * nb;
-        i128 rh = 2 * (i128)nb * m + (i128)nb * nb + 64 * (i128)nb + (3 * B + 4) * (i128)n +
+         * scratch (3 x 64 nb), 3 result slots (4 nb + 64 + nb^2 each) and an end slot (4 nb),
+         * the digests of every T (np nb) and of every V and T after its update (2 np nb); on
+         * the host the slots and five digests per panel column (np nb each) */
+        rw += 2 * (i128)m + (1 + 192 + 16) * (i128)nb + 192 + 3 * (i128)nb * nb + 3 * np * nb;
+        /* + the column checks: sigma A_p of two panels (2 m nb) and the work of Q_p^T A_p
+         * (nb^2); on the host a ring of 3 (R, thresholds) */
+        rw += 2 * (i128)m * nb + (i128)nb * nb;
+        i128 rh = 2 * (i128)nb * m + 2 * (i128)nb * nb + 64 * (i128)nb + (3 * B + 4) * (i128)n +
                   (7 * B + 3) * (i128)m + 2 * B + 64 + 13 * kk;
-        rh += 19 * (i128)nb + 192 + 3 * np * nb;
-        rh += 3 * ((i128)nb + (i128)nb * nb) + 3 * ((i128)nb * nb + nb);
+        rh += 16 * (i128)nb + 192 + 3 * (i128)nb * nb + 5 * np * nb;
+        rh += 3 * ((i128)nb * nb + nb);
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);
         TU_CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
         TU_CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);

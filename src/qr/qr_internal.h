@@ -17,6 +17,7 @@
 
 #include "abft/abft.h"
 #include "core/call.h"
+#include "core/team.h"
 
 typedef struct {
     ft_fault_t f;
@@ -69,7 +70,7 @@ typedef struct {
      * dRot 4 m (c, s of J; c, s of G) */
     double *dI, *dCS0, *dY, *dZ, *dSub, *dRot;
     /* host (pinned) memory */
-    double *hP, *hV, *hT, *hwork, *hEW, *hN, *hC, *hX, *hrow, *hcol, *hcol0;
+    double *hP, *hV, *hT, *hVt, *hwork, *hEW, *hN, *hC, *hX, *hrow, *hcol, *hcol0;
     int64_t *hJ; /* m: column pointed to by each failing row */
     int *hcnt;   /* n: failing rows per column */
     int64_t ldp, lhwork;
@@ -93,11 +94,14 @@ typedef struct {
     double *dPa[2], *dWpc, *hR;
     double pc_cratio; /* the largest column ||d_j|| / (u sigma ||r_j||) that passed */
     uint64_t *dPslot, *hPslot, *vdig, *tdig, *dTD, *hTD;
+    /* the digests of V and T of every step after its update (np x 2 nb: V's, then T's), taken
+     * on the side queue behind the update (qr_pc_after) and copied back to hAD */
+    uint64_t *dAD, *hAD;
     double pcb[3], pcbd[3]; /* threshold and bound */
     int pcok[3];
-    int64_t pc_aft;           /* the last step p whose qr_pc_after was issued in this pass */
-    int64_t pc_from, pc_done; /* this pass of the loop began at step pc_from; slots [.., pc_done)
-                               * have been read */
+    int64_t pc_aft;           /* the last step whose qr_pc_after was issued in this pass */
+    int64_t pc_from, pc_done; /* this pass of the loop began at step pc_from; the slots and the
+                               * digests after the update of steps [.., pc_done) were compared */
     double pc_ratio;          /* the largest ||d|| / bound of a panel that passed (measurement) */
     double pc_oratio;         /* the largest |tau ||v||^2 - 2| / 4u that passed (measurement) */
     /* threshold */
@@ -136,10 +140,24 @@ typedef struct {
      * (hess_to_tri), G on the checksums, the checks after */
     double ph_rec[8];
     double ph_panel, ph_wait, ph_update, ph_csum, ph_in, ph_out;
+    /* where the host's time goes in the loop, always measured (a few clock reads per step;
+     * logged with the profile): QR_HP_* */
+    double hp[8];
+    ft_team_t team; /* helpers for the seals of V (qr_loop.c) */
     ft_qevent_t *ev[QR_EV_SLOTS][4];
     int64_t ev_next;             /* first step whose events have not been read yet */
     int ev_la[QR_EV_SLOTS];      /* the step of this slot recorded its lookahead event */
 } qr_t;
+
+/* Host phases of the loop (qr_factor): waiting for the queues; the host's checks (sync points,
+ * injections, the slots that came back); the panel's LAPACK calls (dgeqrf, dlarft); the top
+ * block of V; issuing what the next panel waits for (copies in, the lookahead, the copy out);
+ * issuing the checks that nothing waits for (the next panel's x, the panel check on arrival,
+ * the checkpoint of Q); issuing the rest of the update, the checksum update and the digests
+ * after it; the seals of V and T and the bound of the panel's check. */
+enum { QR_HP_WAIT, QR_HP_CHECK, QR_HP_PANEL, QR_HP_VTOP, QR_HP_ISSUE, QR_HP_PROT, QR_HP_REST,
+       QR_HP_SEAL, QR_HP_N };
+_Static_assert(QR_HP_N == sizeof(((qr_t *)0)->hp) / sizeof(double), "qr_t.hp has QR_HP_N");
 
 enum { QR_RPH_W, QR_RPH_BELOW, QR_RPH_Z2H, QR_RPH_COLJ, QR_RPH_H2T, QR_RPH_CSUM, QR_RPH_CHECK,
        QR_RPH_N };
@@ -178,13 +196,13 @@ int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV
 int qr_q_records(qr_t *g, int64_t c1, int wait);
 /* use_t: the T factors of those panels are about to be applied too (a recovery) */
 int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t);
-/* qr_pcheck.c: the panel and the reflectors in use. Words of a result slot. */
-#define QR_PC_SL(nb) (6 * (nb) + 64 + (nb) * (nb)) /* 64 = QR_PC_G */
+/* qr_pcheck.c: the panel and the reflectors in use. Words of a result slot (qr_pcheck.c). */
+#define QR_PC_SL(nb) (4 * (nb) + 64 + (nb) * (nb)) /* 64 = QR_PC_G */
 int qr_pc_init(qr_t *g);                 /* the vector of sigma (after qr_encode) */
 int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q); /* x of panel p, before it goes to the host */
 void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp); /* after its factorization */
-int qr_pc_after(qr_t *g, int64_t p);     /* step p-2's V and T after its update (before V's
-                                          * buffer is written for step p) */
+int qr_pc_after(qr_t *g, int64_t p);     /* step p's V and T after its update (issued after
+                                          * it, on the side queue) */
 int qr_pc_arrive(qr_t *g, int64_t p);    /* panel p's check on arrival */
 /* read the slots of steps < upto (they have arrived); a mismatch asks for a re-factorization */
 int qr_pc_check(qr_t *g, int64_t upto);

@@ -12,6 +12,7 @@
 #include "qr/qr_pcheck.h"
 
 #include <string.h>
+#include <unistd.h>
 
 /* The block reflector: C := H^T C = (I - V T^T V^T) C, V (mi x ib, unit lower, explicit zeros
  * and ones above), as LAPACK dlarfb('L','T','F','C'). */
@@ -28,44 +29,76 @@ static int larfb(qr_t *g, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib, con
 }
 
 
-/* The ib columns of the factored panel P (mi rows) into V (ld ldv) as the updates apply them
- * (zeros above the diagonal, the unit diagonal, the vector below), sealed on the way:
- * dig[c] = digest() of V's column, its bits summed while they are copied. */
-static void seal_vectors(int64_t mi, int64_t ib, const double *P, int64_t ldp, double *V,
-                         int64_t ldv, uint64_t *dig)
+/* Adds the time since t0 to host phase ph; returns now. */
+static double hp_add(qr_t *g, int ph, double t0)
 {
-    for (int64_t c = 0; c < ib; c++) {
-        double *v = V + c * ldv;
+    const double t = ft_wtime();
+    g->hp[ph] += t - t0;
+    return t;
+}
+
+/* The seal of the factored panel P's vectors (mi rows, ld ldp), columns [c0, c1): dig[c] =
+ * digest() of column c of V as the updates apply it (zeros above the diagonal, the unit
+ * diagonal, the vector below it), the bits of its elements summed (four sums, for speed). */
+static void seal_vectors(int64_t mi, int64_t c0, int64_t c1, const double *P, int64_t ldp,
+                         uint64_t *dig)
+{
+    for (int64_t c = c0; c < c1; c++) {
         const double *a = P + c * ldp;
-        uint64_t sum = 0x3ff0000000000000ull; /* the bits of the unit diagonal; zeros add 0 */
-        for (int64_t r = 0; r < c; r++) v[r] = 0.0;
-        v[c] = 1.0;
-        for (int64_t r = c + 1; r < mi; r++) {
-            const double x = a[r];
-            uint64_t bits;
-            memcpy(&bits, &x, sizeof bits);
-            v[r] = x;
-            sum += bits;
+        uint64_t s[4] = {0x3ff0000000000000ull, 0, 0, 0}; /* the unit diagonal; zeros add 0 */
+        int64_t r = c + 1;
+        for (; r + 4 <= mi; r += 4) {
+            uint64_t w[4];
+            memcpy(w, a + r, sizeof w);
+            s[0] += w[0], s[1] += w[1], s[2] += w[2], s[3] += w[3];
         }
-        if (dig) dig[c] = ft_digest_finish(sum, mi);
+        for (; r < mi; r++) {
+            uint64_t w;
+            memcpy(&w, a + r, sizeof w);
+            s[0] += w;
+        }
+        dig[c] = ft_digest_finish(s[0] + s[1] + s[2] + s[3], mi);
     }
 }
 
-/* Panel p on the host (P: mi x ib, ld ldp): LAPACK's dgeqrf, then its vectors copied into V
- * (what the device receives and the updates apply) and sealed on the way, and T formed from V
- * and sealed, so that a later change to them — on the host, on the way, in work memory —
- * differs from the digests the device takes on arrival and after the update (qr_pc_check).
+typedef struct {
+    int64_t mi, ib, ldp;
+    const double *P;
+    uint64_t *dig;
+} seal_job;
+
+static void seal_part(void *p, int t, int nt)
+{
+    const seal_job *j = p;
+    seal_vectors(j->mi, j->ib * t / nt, j->ib * (t + 1) / nt, j->P, j->ldp, j->dig);
+}
+
+/* Threads for the seals: the seal of a panel reads it once from host memory (4 MB on average
+ * at n = 16384), one thread alone took 80 ms of the host's 105 ms wait for the device there
+ * (bench/NOTES.md); a few threads share it, while the panel's BLAS threads are idle. */
+static int seal_threads(const qr_t *g)
+{
+    if (!g->pcheck || g->host || g->m * g->nb < ((int64_t)1 << 18)) return 1;
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus >= 8 ? 4 : cpus >= 4 ? 2 : 1;
+}
+
+/* Panel p on the host (P: mi x ib, ld ldp): LAPACK's dgeqrf, T by dlarft (which reads only
+ * the vectors below the diagonal) and sealed, and the top ib x ib block of V (zeros above the
+ * diagonal, the unit diagonal) into g->hVt: the device forms V from the panel it receives and
+ * that block (qr_factor). The vectors are sealed after the copies are issued, while the host
+ * waits (qr_factor). A later change to V or T — on the way, in work memory — makes them
+ * differ from the digests the device takes on arrival and after the update (qr_pc_check).
  * With a planned FT_REGION_PANEL fault the panel is factored in two halves (the first h = ib / 2
  * columns, their reflectors applied to the rest, the rest) with the fault in between
  * (qr_panel_fault). Two halves always, sealing the first as soon as it is finished, ran 18 %
  * slower on the H100 host (bench/NOTES.md): a change inside the factorization is the panel's
- * own column checks' (qr_pcheck.c). */
-static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *V, double *T)
+ * own column checks' (qr_pcheck.c). *th: the end of the last host phase. */
+static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *T, double *th)
 {
     const int64_t m = g->m, nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), mi = m - i;
     const int64_t h = g->nplan && qr_planned(g, FT_REGION_PANEL, p) ? ib / 2 : 0;
     double *tau = g->tau + i;
-    uint64_t *vd = g->pcheck ? g->vdig + i : NULL;
     int st;
     if (h > 0) {
         if ((st = ft_lapack_panel_qr(mi, h, P, ldp, tau, g->hwork, g->lhwork))) return st;
@@ -76,9 +109,15 @@ static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *V, double *
     if ((st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h, g->hwork,
                                  g->lhwork)))
         return st;
-    seal_vectors(mi, ib, P, ldp, V, m, vd);
-    if ((st = ft_lapack_larft(mi, ib, V, m, tau, T, nb))) return st;
-    if (vd) ft_digest_ref(ib, ib, T, nb, g->tdig + i);
+    if ((st = ft_lapack_larft(mi, ib, P, ldp, tau, T, nb))) return st;
+    *th = hp_add(g, QR_HP_PANEL, *th);
+    /* T sealed at once (on the host backend T is already in work memory) */
+    if (g->pcheck) ft_digest_ref(ib, ib, T, nb, g->tdig + i);
+    double *Vt = g->hVt;
+    for (int64_t c = 0; c < ib; c++)
+        for (int64_t r = 0; r < ib; r++)
+            Vt[r + c * nb] = r < c ? 0.0 : r == c ? 1.0 : P[r + c * ldp];
+    *th = hp_add(g, QR_HP_VTOP, *th);
     return FT_SUCCESS;
 }
 
@@ -93,28 +132,30 @@ int64_t qr_auto_nb(int64_t n)
 /* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3B, dX m x 3B,
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
  * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m; checkpoint dQS CKP_NS k; panel checks:
- * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dPa 2 m nb,
- * dWpc nb nb. */
+ * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dAD 2 np nb,
+ * dPa 2 m nb, dWpc nb nb. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
-                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 23, nb,
-                   3 * QR_PC_SL(0), 1, np, nb, 2 * m + 4 * nb, nb}, e;
+                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 17, nb,
+                   3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb}, e;
     return ft_sum_of_products(13, t, &e) ? -1 : e;
 }
 
-/* Host memory: hP m x nb, hV m x nb, hT nb x nb, hwork 64 nb, hEW n x 3B, hN 2n + m B,
+/* Host memory: hP m x nb, hV m x nb (the panels of odd steps), hT nb x nb, hVt nb x nb,
+ * hwork 64 nb, hEW n x 3B, hN 2n + m B,
  * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
  * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k; the panel
- * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each, hR 3 (nb nb + nb). */
+ * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each, hAD 2 np nb,
+ * hR 3 (nb nb + nb). */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
-    int64_t t[] = {2 * nb, m, nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
-                   2, B, 1, 64, 2 * CKP_NS + 3, k, 25, nb, 3 * QR_PC_SL(0), 1, 3 * np, nb,
+    int64_t t[] = {2 * nb, m, 2 * nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
+                   2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 5 * np, nb,
                    6 * nb, nb}, e;
     return ft_sum_of_products(12, t, &e) ? -1 : e;
 }
@@ -152,6 +193,7 @@ int qr_setup(qr_t *g)
     g->dPs = w, w += 3 * QR_PC_G * nb;
     g->dPslot = (uint64_t *)w, w += 3 * QR_PC_SL(nb) + 4 * nb;
     g->dTD = (uint64_t *)w, w += g->np * nb;
+    g->dAD = (uint64_t *)w, w += 2 * g->np * nb;
     g->dPa[0] = w, w += m * nb;
     g->dPa[1] = w, w += m * nb;
     g->dWpc = w, w += nb * nb;
@@ -161,6 +203,7 @@ int qr_setup(qr_t *g)
     g->hP = h, h += m * nb;
     g->hV = h, h += m * nb;
     g->hT = h, h += nb * nb;
+    g->hVt = h, h += nb * nb;
     g->hwork = h, h += g->lhwork;
     g->hEW = h, h += QR_NCS * B * n;
     g->hN = h, h += 2 * n + B * m;
@@ -182,6 +225,7 @@ int qr_setup(qr_t *g)
     g->vdig = (uint64_t *)h, h += g->np * nb;
     g->tdig = (uint64_t *)h, h += g->np * nb;
     g->hTD = (uint64_t *)h, h += g->np * nb;
+    g->hAD = (uint64_t *)h, h += 2 * g->np * nb;
     g->hR = h;
     g->ckdone = g->ckrec_done = 0;
     g->ldp = m;
@@ -221,7 +265,17 @@ static int restart_from(qr_t *g, int64_t *p0)
     return qr_verify(g, P0 * g->nb, P0);
 }
 
+static int factor(qr_t *g);
+
 int qr_factor(qr_t *g)
+{
+    ft_team_start(&g->team, seal_threads(g));
+    const int st = factor(g);
+    ft_team_stop(&g->team);
+    return st;
+}
+
+static int factor(qr_t *g)
 {
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n, k = g->k, nb = g->nb, ld = g->ldda;
@@ -240,17 +294,21 @@ int qr_factor(qr_t *g)
         if (g->prof) g->ph_csum += ft_wtime() - t0;
     }
     int64_t p0 = 0;
+    double th; /* the end of the last host phase (g->hp; a re-factorization is not in them) */
 restart:
+    th = ft_wtime();
     for (int64_t p = p0; p < g->np; p++) {
         const int64_t i = p * nb, ib = qr_imin(nb, k - i), mi = m - i;
         const int b = (int)(p & 1);
-        double *hP = g->host ? dA + i + i * ld : g->hP;
+        double *hP = g->host ? dA + i + i * ld : b ? g->hV : g->hP; /* two, by step */
         const int64_t ldp = g->host ? ld : g->ldp;
         double tw = g->prof ? ft_wtime() : 0.0;
+        th = hp_add(g, QR_HP_REST, th);
         if (qr_needs_sync(g, p) || p == p0) {
             FT_CHECK(be->sync(g->qm));
             FT_CHECK(be->sync(g->qs));
             FT_CHECK(be->sync(g->qh2d));
+            th = hp_add(g, QR_HP_WAIT, th);
             if (g->prof) {
                 double t1 = ft_wtime();
                 g->ph_wait += t1 - tw;
@@ -281,21 +339,14 @@ restart:
             FT_CHECK(qr_pc_sum(g, p, g->qd2h));
             FT_CHECK(be->get_matrix(g->qd2h, mi, ib, dA + i + i * ld, ld, hP, ldp));
             if (g->prof) tw = ft_wtime();
+            th = hp_add(g, QR_HP_CHECK, th);
         }
         FT_CHECK(be->sync(g->qd2h));
-        /* panel p-1's copies in have completed (the lookahead that the copy just waited for
-         * waited for them), so the checkpoints and checks queued before them, panels <= p-2,
-         * are here */
-        if (p >= 2) {
-            FT_CHECK(qr_q_records(g, (p - 1) * nb, 0));
-            FT_CHECK(qr_pc_check(g, p - 1));
-        }
+        th = hp_add(g, QR_HP_WAIT, th);
         if (g->refactor_from >= 0) {
             while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
             goto restart;
         }
-        /* step p-2's reflectors after its update, before its V's buffer is written again */
-        FT_CHECK(qr_pc_after(g, p));
         if (g->prof) {
             double tp = ft_wtime();
             g->ph_wait += tp - tw;
@@ -304,18 +355,24 @@ restart:
             FT_CHECK(qr_harvest(g, p - 1));
             tw = tp;
         }
+        th = hp_add(g, QR_HP_CHECK, th);
 
-        /* panel on the host: QR, V with explicit unit diagonal and zeros above, T; V and T
-         * sealed as they are formed */
-        double *hT = g->host ? (g->dT + p * nb * nb) : g->hT, *hV = g->host ? g->dV[b] : g->hV;
-        if ((st = panel(g, p, hP, ldp, hV, hT))) return st;
-        qr_pc_bound(g, p, hP, ldp);
+        /* panel on the host: QR, T (sealed), the top block of V */
+        double *hT = g->host ? (g->dT + p * nb * nb) : g->hT;
+        if ((st = panel(g, p, hP, ldp, hT, &th))) return st;
         if (g->prof) g->ph_panel += ft_wtime() - tw;
         if (g->cp_pending) FT_CHECK(qr_source_order(g)); /* the first write to A */
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hP, ldp, dA + i + i * ld, ld));
-        FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hV, m, g->dV[b], m));
+        /* V as the updates apply it (explicit zeros and unit diagonal): the rows below the top
+         * block from the panel just copied in, the top block from the host. (Step p-2's V,
+         * whose buffer is written now, had its digests after its update taken and back: they
+         * were checked above.) */
+        FT_CHECK(be->copy_matrix(g->qh2d, mi - ib, ib, dA + i + ib + i * ld, ld, g->dV[b] + ib,
+                                 m));
+        FT_CHECK(be->set_matrix(g->qh2d, ib, ib, g->hVt, nb, g->dV[b], m));
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, (g->dT + p * nb * nb), nb));
-        if (g->nplan && qr_planned_arrival(g, p)) {
+        const int arrived = g->nplan && qr_planned_arrival(g, p);
+        if (arrived) {
             /* a fault in V or T after they arrived, before the update: on odd steps before the
              * arrival digests (which then differ from the host's seal), on even steps after
              * them (the digests after the update differ) */
@@ -324,50 +381,79 @@ restart:
             FT_CHECK(qr_pc_arrive(g, p));
             FT_CHECK(be->sync(g->qh2d));
             if (!(p & 1)) FT_CHECK(qr_inject(g, FT_REGION_REFLECTORS, p));
-            FT_CHECK(be->fork(g->qh2d, g->qm));
-            FT_CHECK(be->fork(g->qh2d, g->qs));
-        } else {
-            FT_CHECK(be->fork(g->qh2d, g->qm));
-            FT_CHECK(be->fork(g->qh2d, g->qs));
-            /* the panel's check and digests, behind the forks: nothing waits for them */
-            FT_CHECK(qr_pc_arrive(g, p));
         }
-        /* the checkpoint of this panel's vectors, behind the forks: nothing waits for it */
-        FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m, hT, nb));
+        FT_CHECK(be->fork(g->qh2d, g->qm));
+        FT_CHECK(be->fork(g->qh2d, g->qs));
         if (g->prof) {
             g->ev_la[p % QR_EV_SLOTS] = 0;
             FT_CHECK(be->event_record(qr_ev(g, p, 0), g->qs));
         }
 
-        /* trailing update: the next panel first (MAIN), then the rest and the checksums (SIDE) */
+        /* trailing update: the next panel first (MAIN) and its copy out, then the checks that
+         * nothing waits for, then the rest and the checksums (SIDE) */
         const int64_t j0 = i + ib;
-        if (j0 < n) {
-            int64_t la = j0 < k ? qr_imin(nb, k - j0) : 0;
-            if (la > 0) {
-                FT_CHECK(be->fork(g->qs, g->qm)); /* the rest of step p-1 */
-                FT_CHECK(larfb(g, g->qm, mi, la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
-                               dA + i + j0 * ld, ld, g->dWa, nb));
-                if (g->prof) {
-                    g->ev_la[p % QR_EV_SLOTS] = 1;
-                    FT_CHECK(be->event_record(qr_ev(g, p, 1), g->qm));
-                }
-                if (!qr_needs_sync(g, p + 1)) {
-                    FT_CHECK(qr_pc_sum(g, p + 1, g->qm)); /* the next panel's check, x */
-                    FT_CHECK(be->fork(g->qm, g->qd2h));
-                    double *hP2 = g->host ? dA + j0 + j0 * ld : g->hP;
-                    FT_CHECK(be->get_matrix(g->qd2h, m - j0, la, dA + j0 + j0 * ld, ld,
-                                            hP2, ldp));
-                }
+        int64_t la = j0 < n && j0 < k ? qr_imin(nb, k - j0) : 0;
+        int sum_next = 0;
+        if (la > 0) {
+            FT_CHECK(be->fork(g->qs, g->qm)); /* the rest of step p-1 */
+            FT_CHECK(larfb(g, g->qm, mi, la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
+                           dA + i + j0 * ld, ld, g->dWa, nb));
+            if (g->prof) {
+                g->ev_la[p % QR_EV_SLOTS] = 1;
+                FT_CHECK(be->event_record(qr_ev(g, p, 1), g->qm));
             }
+            if (!qr_needs_sync(g, p + 1)) {
+                double *hP2 = g->host ? dA + j0 + j0 * ld : b ? g->hP : g->hV;
+                /* the next panel's check, x and sigma A_p: on the host backend before the
+                 * copy (the host factors the panel in place once the copy is done); on a
+                 * device beside it (below), and the copy in of the factored panel waits for it */
+                if (g->host) FT_CHECK(qr_pc_sum(g, p + 1, g->qm));
+                FT_CHECK(be->fork(g->qm, g->qd2h));
+                FT_CHECK(be->get_matrix(g->qd2h, m - j0, la, dA + j0 + j0 * ld, ld, hP2, ldp));
+                sum_next = !g->host && g->pcheck;
+            }
+        }
+        th = hp_add(g, QR_HP_ISSUE, th);
+        /* panel p-1's copies in had completed when the copy out waited for above returned
+         * (the lookahead it waited for waited for them), so what was issued before them — the
+         * checks of panels <= p-2 and the digests after the updates of steps <= p-2 — is here:
+         * compared now, while the queues work (a mismatch re-factors at the next step) */
+        if (p >= 2) {
+            FT_CHECK(qr_q_records(g, (p - 1) * nb, 0));
+            FT_CHECK(qr_pc_check(g, p - 1));
+        }
+        th = hp_add(g, QR_HP_CHECK, th);
+        /* what nothing waits for, while the host waits for the copy out: the next panel's x
+         * and sigma A_p; the panel's check and digests on arrival and the checkpoint of its
+         * vectors, on the copy-in queue behind the forks */
+        if (sum_next) {
+            FT_CHECK(qr_pc_sum(g, p + 1, g->qm));
+            FT_CHECK(be->fork(g->qm, g->qh2d));
+        }
+        if (!arrived) FT_CHECK(qr_pc_arrive(g, p));
+        FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m, hT, nb));
+        th = hp_add(g, QR_HP_PROT, th);
+        if (j0 < n)
             FT_CHECK(larfb(g, g->qs, mi, n - j0 - la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            dA + i + (j0 + la) * ld, ld, g->dWb, nb));
-        }
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
         if (g->protect)
             FT_CHECK(larfb(g, g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            g->dCS + i, m, g->dWc, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
+        /* the reflectors after the update that applied them */
+        FT_CHECK(qr_pc_after(g, p));
+        th = hp_add(g, QR_HP_REST, th);
+        /* the seal of the vectors and the bound of the panel's check, while the queues work
+         * (the next panel comes to the other host buffer) */
+        if (g->pcheck) {
+            seal_job job = {mi, ib, ldp, hP, g->vdig + i};
+            ft_team_run(&g->team, seal_part, &job);
+            qr_pc_bound(g, p, hP, ldp);
+        }
+        th = hp_add(g, QR_HP_SEAL, th);
     }
+    th = hp_add(g, QR_HP_REST, th);
     FT_CHECK(be->sync(g->qm));
     FT_CHECK(be->sync(g->qs));
     if (g->prof) FT_CHECK(qr_harvest(g, g->np));

@@ -9,21 +9,22 @@
  *    factorization, in its copies on either side, in R_pp, V or T gives d far above it;
  *  - the reflectors in use: the host seals V and T as it forms them (a bitwise digest of every
  *    column: any changed element changes its column's digest; qr_loop.c, panel()); on arrival
- *    the same kernel takes their digests again, and two steps later, when the update that
- *    applied them has finished and before V's buffer is reused, once more (qr_pc_after). A
- *    change after the seal, on the host, on the way or while an update was reading them, makes
- *    them differ.
+ *    the same kernel takes their digests again, and once more on the side queue right behind
+ *    the update that applied them (qr_pc_after). A change after the seal, on the host, on the
+ *    way or while an update was reading them, makes them differ.
  *
- * None of this waits: the kernels run on the copy-in queue behind the update's forks, their
- * results come back to host memory in a ring of three slots, and the host reads slot t two steps
- * later, when the loop knows it has arrived (qr_pc_check). On a mismatch at step s the loop
+ * None of this waits: the kernels run on the copy-in and side queues behind the update's forks,
+ * issued after what the next panel waits for; their results come back to host memory (the
+ * arrival's in a ring of three slots, the digests after the update per step in hAD), and the
+ * host reads those of step t two steps later, when the loop knows they have arrived
+ * (qr_pc_check). On a mismatch at step s the loop
  * re-factors from panel s: the columns from s nb on come back from the original A, the
  * reflectors before s (verified against their checkpoints) are applied again, and panel s is
  * factored again. Without the original A the error is reported (FT_ERR_NOT_RECOVERED).
  *
  * Slot t (QR_PC_SL words): [0, nb) the digests of V on arrival of step t, [nb, 2 nb) of T,
- * [2 nb, 3 nb) and [3 nb, 4 nb) those of V and T of step t - 2 after its update, [4 nb, 5 nb)
- * ||v_c||^2 of step t, [5 nb, +G) the partial maxima of |d| of step t.
+ * [2 nb, 3 nb) ||v_c||^2, [3 nb, +G) the partial maxima of |d|, [3 nb + G, 4 nb + G) the
+ * column maxima of sigma Q_p^T A_p below row ib, then its top ib x ib block (ld nb).
  */
 #include "backend/host/host_queue.h"
 #include "qr/qr_internal.h"
@@ -115,6 +116,11 @@ static uint64_t *slot(const qr_t *g, uint64_t *base, int64_t t)
     return base + (t % 3) * QR_PC_SL(g->nb);
 }
 
+/* Offsets in a slot. */
+enum { SL_SS = 2, SL_MX = 3 }; /* x nb */
+static int64_t sl_bot(int64_t nb) { return 3 * nb + QR_PC_G; }
+static int64_t sl_top(int64_t nb) { return 4 * nb + QR_PC_G; }
+
 int qr_pc_init(qr_t *g)
 {
     g->pc_from = g->pc_done = 0;
@@ -189,22 +195,29 @@ void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp)
     g->pcbd[p % 3] = bound; /* for the measured ratio */
 }
 
-/* The digests of step s's V and T now, into d (V) and d + nb (T), on the copy-in queue. */
-static int digests_now(qr_t *g, int64_t s, uint64_t *d)
+/* The digests of step s's V and T now, into d (V) and d + nb (T) in work memory, on queue q,
+ * and their copy to host memory h. */
+static int digests_now(qr_t *g, ft_queue_t *q, int64_t s, uint64_t *d, uint64_t *h)
 {
     const int64_t nb = g->nb, i = s * nb, ib = qr_imin(nb, g->k - i);
-    FT_CHECK(g->be->digest(g->qh2d, g->m - i, ib, g->dV[s & 1], g->m, d));
-    return g->be->digest(g->qh2d, ib, ib, g->dT + s * nb * nb, nb, d + nb);
+    FT_CHECK(g->be->digest(q, g->m - i, ib, g->dV[s & 1], g->m, d));
+    FT_CHECK(g->be->digest(q, ib, ib, g->dT + s * nb * nb, nb, d + nb));
+    return g->be->get_matrix(q, 2 * nb, 1, (const double *)d, 2 * nb, (double *)h, 2 * nb);
 }
 
 int qr_pc_after(qr_t *g, int64_t p)
 {
-    const int64_t s = p - 2;
-    if (!g->pcheck || s < g->pc_from) return FT_SUCCESS;
-    FT_CHECK(digests_now(g, s, slot(g, g->dPslot, p) + 2 * g->nb));
+    if (!g->pcheck || p < g->pc_from) return FT_SUCCESS;
+    const int64_t nb = g->nb;
+    const double t0 = ft_wtime();
+    /* behind the update on the side queue and the lookahead on the main queue, before anything
+     * that follows on the side queue; the copy back arrives where qr_pc_check reads it (the
+     * lookahead of step p + 1, which the copy of panel p + 2 waits for, waits for it) */
+    FT_CHECK(g->be->fork(g->qm, g->qs));
+    FT_CHECK(digests_now(g, g->qs, p, g->dAD + 2 * nb * p, g->hAD + 2 * nb * p));
     g->pc_aft = p;
-    /* the host backend's host writes V in place next (cuda: the copy comes after on qh2d) */
-    return g->host ? g->be->sync(g->qh2d) : FT_SUCCESS;
+    g->tprot += ft_wtime() - t0;
+    return FT_SUCCESS;
 }
 
 int qr_pc_arrive(qr_t *g, int64_t p)
@@ -216,7 +229,7 @@ int qr_pc_arrive(qr_t *g, int64_t p)
     FT_CHECK(qr_pc_kernels(g->be)->arrive(g->qh2d, g->m - i, ib, g->dV[p & 1], g->m,
                                           g->dT + p * nb * nb, nb, g->dA + i + i * ld, ld,
                                           g->dPx[p & 1], g->sigma, o, o + nb,
-                                          (double *)(o + 4 * nb), (double *)(o + 5 * nb),
+                                          (double *)(o + SL_SS * nb), (double *)(o + SL_MX * nb),
                                           g->dPs));
     /* the column checks: sigma Q_p^T A_p with the V and T the updates apply (dlarfb on the
      * copy), the largest |.| of each column below row ib, and its top ib x ib block (which
@@ -229,8 +242,8 @@ int qr_pc_arrive(qr_t *g, int64_t p)
     FT_CHECK(be->dgemm(g->qh2d, 'N', 'N', mi, ib, ib, -1.0, V, g->m, W, nb, 1.0, Y, g->m));
     if (mi > ib)
         FT_CHECK(be->col_absmax(g->qh2d, mi - ib, ib, Y + ib, g->m,
-                                (double *)(o + 5 * nb + QR_PC_G)));
-    FT_CHECK(be->copy_matrix(g->qh2d, ib, ib, Y, g->m, (double *)(o + 6 * nb + QR_PC_G), nb));
+                                (double *)(o + sl_bot(nb))));
+    FT_CHECK(be->copy_matrix(g->qh2d, ib, ib, Y, g->m, (double *)(o + sl_top(nb)), nb));
     FT_CHECK(g->be->get_matrix(g->qh2d, QR_PC_SL(nb), 1, (const double *)o, QR_PC_SL(nb),
                                (double *)slot(g, g->hPslot, p), QR_PC_SL(nb)));
     g->tprot += ft_wtime() - t0;
@@ -285,8 +298,10 @@ int qr_pc_check(qr_t *g, int64_t upto)
             qr_pc_fail(g, t, FT_REGION_REFLECTORS, 0.0, 0.0);
             return FT_SUCCESS;
         }
-        if (t - 2 >= g->pc_from && after_differs(g, t - 2, o + 2 * nb)) {
-            qr_pc_fail(g, t - 2, FT_REGION_REFLECTORS, 0.0, 0.0);
+        /* and after the update that applied them (qr_pc_after, issued at the end of step t) */
+        if (t > g->pc_aft) return FT_ERR_INTERNAL;
+        if (after_differs(g, t, g->hAD + 2 * nb * t)) {
+            qr_pc_fail(g, t, FT_REGION_REFLECTORS, 0.0, 0.0);
             return FT_SUCCESS;
         }
         g->rep->checks++;
@@ -298,7 +313,7 @@ int qr_pc_check(qr_t *g, int64_t upto)
          * 0.45 sqrt(mi) on random matrices, mi / 10 on integer ones (bench/NOTES.md). The
          * threshold tol (mi / 2 + 8) units never fires on clean data; what it lets through is
          * the limit documented in docs/qr.md */
-        const double *ss = (const double *)(o + 4 * nb);
+        const double *ss = (const double *)(o + SL_SS * nb);
         const int64_t mi = g->m - t * nb, ib = qr_imin(nb, g->k - t * nb);
         const double othr = g->pol.tol * (0.5 * (double)mi + 8.0) * (4.0 * ABFT_U);
         for (int64_t c = 0; c < ib; c++) {
@@ -311,7 +326,7 @@ int qr_pc_check(qr_t *g, int64_t upto)
             }
             if (od / (4.0 * ABFT_U) > g->pc_oratio) g->pc_oratio = od / (4.0 * ABFT_U);
         }
-        const double *mx = (const double *)(o + 5 * nb);
+        const double *mx = (const double *)(o + SL_MX * nb);
         double d = 0.0;
         for (int q = 0; q < QR_PC_G; q++)
             if (isnan(mx[q]) || mx[q] > d) d = isnan(d) ? d : mx[q];
@@ -329,7 +344,7 @@ int qr_pc_check(qr_t *g, int64_t upto)
         if (bd > 0 && d / bd > g->pc_ratio) g->pc_ratio = d / bd;
         /* each column: sigma (Q_p^T a_j - [r_j; 0]) within its own threshold, so that a change
          * is measured against its column, not diluted by the whole panel's */
-        const double *bot = (const double *)(o + 5 * nb + QR_PC_G), *top = bot + nb;
+        const double *bot = (const double *)(o + sl_bot(nb)), *top = (const double *)(o + sl_top(nb));
         const double *sR = ring(g, t), *cthr = sR + nb * nb;
         for (int64_t c = 0; c < ib; c++) {
             double e = mi > ib ? bot[c] : 0.0, rn = 0.0;
@@ -349,51 +364,33 @@ int qr_pc_check(qr_t *g, int64_t upto)
     return FT_SUCCESS;
 }
 
-/* All queues synchronised at step p (before its panel): the reflectors of steps p-2 and p-1
- * after their updates, now rather than two steps later, so that no check at this point sees
- * the effect of a changed V or T first. */
-/* The digests of step s's V and T after its update, into host memory h (2 nb words): from the
- * device slot where they were taken (src), or taken now (src NULL: V is still in its buffer). */
-static int after_fetch(qr_t *g, int64_t s, const uint64_t *src, uint64_t *h)
+/* The digests of step s's V and T after its update, in host memory (all queues synchronised):
+ * those qr_pc_after took, or, if it was not issued for s, taken now (V is still in its
+ * buffer). */
+static int after_settled(qr_t *g, int64_t s, const uint64_t **h)
 {
     const int64_t nb = g->nb;
-    if (!src) {
-        uint64_t *d = g->dPslot + 3 * QR_PC_SL(nb);
-        FT_CHECK(digests_now(g, s, d));
-        src = d;
+    if (s <= g->pc_aft) {
+        *h = g->hAD + 2 * nb * s;
+        return FT_SUCCESS;
     }
-    FT_CHECK(g->be->get_matrix(g->qh2d, 2 * nb, 1, (const double *)src, 2 * nb, (double *)h,
-                               2 * nb));
+    uint64_t *o = g->hPslot + 3 * QR_PC_SL(nb);
+    FT_CHECK(digests_now(g, g->qh2d, s, g->dPslot + 3 * QR_PC_SL(nb), o));
+    *h = o;
     return g->be->sync(g->qh2d);
-}
-
-static int after_now(qr_t *g, int64_t p)
-{
-    uint64_t *h = g->hPslot + 3 * QR_PC_SL(g->nb);
-    for (int64_t s = qr_imax(p - 2, g->pc_from); s < p; s++) {
-        FT_CHECK(after_fetch(g, s, NULL, h));
-        if (after_differs(g, s, h)) {
-            qr_pc_fail(g, s, FT_REGION_REFLECTORS, 0.0, 0.0);
-            return FT_SUCCESS;
-        }
-    }
-    return FT_SUCCESS;
 }
 
 int64_t qr_pc_settle(qr_t *g, int64_t P)
 {
     if (!g->pcheck) return P;
-    const int64_t nb = g->nb;
-    uint64_t *h = g->hPslot + 3 * QR_PC_SL(nb);
-    /* slots [pc_from, pc_done) have been read: the digests after the update of steps below
-     * pc_done - 2 were compared. The others were taken in slot s + 2 (not read yet), or not
-     * taken yet (V is still in its buffer, the update has finished) */
-    for (int64_t s = qr_imax(g->pc_from, g->pc_done - 2); s < P && s < g->np; s++) {
-        const uint64_t *src = s + 2 <= g->pc_aft ? slot(g, g->dPslot, s + 2) + 2 * nb : NULL;
-        if (after_fetch(g, s, src, h)) return -1;
+    /* steps [pc_from, pc_done) were compared, after their update too; the others' digests
+     * after the update are compared now */
+    for (int64_t s = qr_imax(g->pc_from, g->pc_done); s < P && s < g->np; s++) {
+        const uint64_t *h;
+        if (after_settled(g, s, &h)) return -1;
         if (after_differs(g, s, h)) {
             g->rep->detected++, g->rep->corrected++;
-            ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_REFLECTORS, -1, s * nb, s,
+            ft_report_event(g->rep, FT_EVENT_RECOMPUTED, FT_REGION_REFLECTORS, -1, s * g->nb, s,
                             0.0, 0.0);
             ft_log(g->ctx, 1, "dgeqrf: error in the reflectors in use of step %lld: "
                    "re-factorization from panel %lld", (long long)s, (long long)s);
@@ -403,12 +400,12 @@ int64_t qr_pc_settle(qr_t *g, int64_t P)
     return P;
 }
 
+/* All queues synchronised at step p (before its panel): every step before p, after its update
+ * too, so that no check at this point sees the effect of a changed V or T first. */
 int qr_pc_sync_point(qr_t *g, int64_t p)
 {
     if (!g->pcheck) return FT_SUCCESS;
-    FT_CHECK(qr_pc_check(g, p));
-    if (g->refactor_from >= 0 || g->not_recovered) return FT_SUCCESS;
-    return after_now(g, p);
+    return qr_pc_check(g, p);
 }
 
 int qr_pc_end(qr_t *g)

@@ -33,6 +33,12 @@ void qr_profile_log(const qr_t *g)
            "%.3f ms, checksum %.3f ms, copy_in %.3f ms, copy_out %.3f ms, total %.3f ms",
            1e3 * g->ph_panel, 1e3 * g->ph_wait, 1e3 * g->ph_update, 1e3 * g->ph_csum,
            1e3 * g->ph_in, 1e3 * g->ph_out, 1e3 * (ft_wtime() - g->call->t0));
+    const double *h = g->hp;
+    ft_log(g->ctx, 1, "dgeqrf host: wait %.3f ms, checks %.3f, panel_lapack %.3f, "
+           "v_top %.3f, issue %.3f, issue_checks %.3f, issue_rest %.3f, seals %.3f; "
+           "protection (report) %.3f ms", 1e3 * h[QR_HP_WAIT], 1e3 * h[QR_HP_CHECK],
+           1e3 * h[QR_HP_PANEL], 1e3 * h[QR_HP_VTOP], 1e3 * h[QR_HP_ISSUE], 1e3 * h[QR_HP_PROT],
+           1e3 * h[QR_HP_REST], 1e3 * h[QR_HP_SEAL], 1e3 * g->tprot);
     if (g->trec > 0)
         ft_log(g->ctx, 1, "dgeqrf recovery phases (synced): w %.3f ms, J below %.3f, J above "
                "(zero_to_hess) %.3f, column j %.3f, G (hess_to_tri) %.3f, G on checksums %.3f, "
