@@ -303,7 +303,6 @@ restart:
         double *hP = g->host ? dA + i + i * ld : b ? g->hV : g->hP; /* two, by step */
         const int64_t ldp = g->host ? ld : g->ldp;
         double tw = g->prof ? ft_wtime() : 0.0;
-        th = hp_add(g, QR_HP_REST, th);
         if (qr_needs_sync(g, p) || p == p0) {
             FT_CHECK(be->sync(g->qm));
             FT_CHECK(be->sync(g->qs));
@@ -453,7 +452,6 @@ restart:
         }
         th = hp_add(g, QR_HP_SEAL, th);
     }
-    th = hp_add(g, QR_HP_REST, th);
     FT_CHECK(be->sync(g->qm));
     FT_CHECK(be->sync(g->qs));
     if (g->prof) FT_CHECK(qr_harvest(g, g->np));

@@ -344,7 +344,8 @@ int qr_pc_check(qr_t *g, int64_t upto)
         if (bd > 0 && d / bd > g->pc_ratio) g->pc_ratio = d / bd;
         /* each column: sigma (Q_p^T a_j - [r_j; 0]) within its own threshold, so that a change
          * is measured against its column, not diluted by the whole panel's */
-        const double *bot = (const double *)(o + sl_bot(nb)), *top = (const double *)(o + sl_top(nb));
+        const double *bot = (const double *)(o + sl_bot(nb));
+        const double *top = (const double *)(o + sl_top(nb));
         const double *sR = ring(g, t), *cthr = sR + nb * nb;
         for (int64_t c = 0; c < ib; c++) {
             double e = mi > ib ? bot[c] : 0.0, rn = 0.0;
