@@ -50,7 +50,7 @@
 
 typedef struct {
     int ns[BENCH_MAX_SIZES], nn, ms[BENCH_MAX_SIZES], nm;
-    int nb, runs, warmup, host, pinned, phases;
+    int nb, runs, warmup, host, pinned, phases, panel;
     uint64_t seed;
 } opts_t;
 
@@ -60,7 +60,7 @@ static void usage(const char *p)
 {
     fprintf(stderr,
             "usage: %s [-N n[,n...]] [-M m[,m...]] [--nb NB] [--runs R] [--warmup W] [--host]\n"
-            "          [--pinned] [--seed S] [--phases P]\n",
+            "          [--pinned] [--seed S] [--phases P] [--panel auto|cpu|gpu]\n",
             p);
     exit(2);
 }
@@ -81,6 +81,13 @@ static void parse(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "-N")) bench_parse_list(v, a, o->ns, &o->nn, 1, INT_MAX), i++;
         else if (!strcmp(a, "-M")) bench_parse_list(v, a, o->ms, &o->nm, 1, INT_MAX), i++;
         else if (!strcmp(a, "--nb")) o->nb = bench_parse_int(v, a, 0, 4096), i++;
+        else if (!strcmp(a, "--panel")) {
+            if (!strcmp(v, "auto")) o->panel = FT_PANEL_AUTO;
+            else if (!strcmp(v, "cpu")) o->panel = FT_PANEL_CPU;
+            else if (!strcmp(v, "gpu")) o->panel = FT_PANEL_GPU;
+            else usage(argv[0]);
+            i++;
+        }
         else if (!strcmp(a, "--runs")) o->runs = bench_parse_int(v, a, 1, 1000), i++;
         else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_int(v, a, 1, 100), i++;
         else if (!strcmp(a, "--phases")) o->phases = bench_parse_int(v, a, 0, 100), i++;
@@ -335,6 +342,9 @@ int main(int argc, char **argv)
     ft_policy_t pol;
     BENCH_FT(ft_context_get_policy(ctx, &pol));
     pol.nb = o.nb; /* 0 = ftla's automatic block size */
+    pol.panel = o.panel;
+    printf("%% ftla panel placement: %s (policy.panel)\n",
+           o.panel == FT_PANEL_CPU ? "cpu" : o.panel == FT_PANEL_GPU ? "gpu" : "auto");
     BENCH_FT(ft_context_set_policy(ctx, &pol));
 
     printf("%% cuSOLVER %d.%d.%d; peer: cusolverDnDgeqrf (workspace from _bufferSize, allocated "

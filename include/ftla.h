@@ -130,8 +130,18 @@ typedef struct {
                            each panel factorization. 0 = default (on when protect is), 1 = on,
                            -1 = off (for measurement; the report then counts them as
                            unchecked). */
+    int panel;        /**< ft_dgeqrf: where the panels are factored (ft_panel_t, issue 10;
+                           docs/qr.md "Panel placement"): FT_PANEL_AUTO (0, default),
+                           FT_PANEL_CPU (host LAPACK, the hybrid of paper 004) or FT_PANEL_GPU
+                           (in work memory on the call's backend: cuSOLVER's geqrf on CUDA; host
+                           LAPACK through the same driver on the CPU backend). Every protection
+                           works in each. AUTO: the environment's FTLA_PANEL=cpu|gpu when set,
+                           else GPU on CUDA and CPU on the CPU backend. */
     /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
+
+/** Panel placement of ft_dgeqrf (policy.panel). */
+typedef enum { FT_PANEL_AUTO = 0, FT_PANEL_CPU = 1, FT_PANEL_GPU = 2 } ft_panel_t;
 
 /** Size of the first version of ft_policy_t (the smallest a caller may pass). */
 #define FT_POLICY_SIZE_V1 (offsetof(ft_policy_t, serial_encode) + sizeof(int))

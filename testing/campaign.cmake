@@ -65,3 +65,18 @@ add_test(NAME campaign_replay_s21f2_qr1397_cpu
                  --faults-per-trial 2 --expect corrected)
 set_tests_properties(campaign_replay_s22f2_qr1668_cpu campaign_replay_s21f2_qr1397_cpu
                      PROPERTIES LABELS cpu TIMEOUT 60)
+
+# Panel placement (issue 10): the dgeqrf campaign with the other placement than AUTO's — the
+# device-panel driver on the CPU backend (host LAPACK behind the backend), the hybrid on CUDA.
+add_test(NAME campaign_gate_gpanel_cpu
+         COMMAND ft_campaign --device cpu --panel gpu --trials 300 --routine dgeqrf --seed 3
+                 --quiet)
+set_tests_properties(campaign_gate_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME campaign_gate_cpanel_gpu
+         COMMAND ft_campaign --device cuda --panel cpu --trials 300 --routine dgeqrf --seed 3
+                 --quiet)
+add_test(NAME campaign_gate_gpanel_gpu_devptr
+         COMMAND ft_campaign --device cuda --panel gpu --pointers device --trials 300
+                 --routine dgeqrf --seed 4 --quiet)
+set_tests_properties(campaign_gate_cpanel_gpu campaign_gate_gpanel_gpu_devptr
+                     PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -123,6 +123,7 @@ typedef struct {
     int expect; /* --expect: the class a replayed trial must get, or -1 */
     int quiet;
     int devptr; /* --pointers device: the caller's data in GPU memory (the _gpu entry points) */
+    int panel;  /* --panel: policy.panel (ft_panel_t) */
     int qrupd;  /* --qr-update: dgeqrf with an FT factor attached (QR-update recovery; ratios
                  * through ft_dormqr with its rotations) instead of re-factorization */
     const char *skip[16];
@@ -400,6 +401,7 @@ static int make_ctx(ft_context_t **ctx, const cfg_t *c, uint64_t seed)
     p.protect = 1;
     p.tile = c->tile;
     p.nb = c->nb;
+    p.panel = O.panel;
     p.verify_every = c->ve;
     p.crossover = -1;
     p.verbose = c->verbose;
@@ -1629,6 +1631,7 @@ static void usage(void)
            "  --seed S                campaign seed (default 1)\n"
            "  --routine dgemm|dgeqrf|all (default all)\n"
            "  --device cpu|cuda       backend (default cpu; cuda: exit 77 if unavailable)\n"
+           "  --panel auto|cpu|gpu    dgeqrf panel placement (policy.panel; default auto)\n"
            "  --qr-update             dgeqrf with an FT factor attached: errors consumed by\n"
            "                          later panels recovered by QR update, ratios through\n"
            "                          ft_dormqr (default: re-factorization, LAPACK layout)\n"
@@ -1704,6 +1707,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--qr-update")) {
             O.qrupd = 1;
             val = 0;
+        } else if (!strcmp(a, "--panel")) {
+            bad = !v;
+            if (v && !strcmp(v, "auto")) O.panel = FT_PANEL_AUTO;
+            else if (v && !strcmp(v, "cpu")) O.panel = FT_PANEL_CPU;
+            else if (v && !strcmp(v, "gpu")) O.panel = FT_PANEL_GPU;
+            else bad = 1;
         } else if (!strcmp(a, "--pointers")) {
             bad = !v || (strcmp(v, "host") && strcmp(v, "device"));
             if (!bad) O.devptr = !strcmp(v, "device");

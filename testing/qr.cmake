@@ -69,3 +69,53 @@ add_test(NAME test_dgels_cpu COMMAND test_dgels cpu)
 set_tests_properties(test_dgels_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 add_test(NAME test_dgels_gpu COMMAND test_dgels cuda)
 set_tests_properties(test_dgels_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# ---- panel placement (issue 10, docs/qr.md "Panel placement") --------------------------------
+# AUTO places the panels on the device on CUDA and on the host on the CPU backend; each test
+# above therefore runs the other placement too, through the environment's FTLA_PANEL (what
+# AUTO follows): on the CPU backend the device-panel driver with host LAPACK behind the backend
+# (also deferred: a missing fork or wait shows), on CUDA the hybrid of paper 004.
+foreach(t test_dgeqrf_semantics test_dgeqrf_inject test_dgeqrf_nofalse test_dgels)
+  add_test(NAME ${t}_gpanel_cpu COMMAND ${t} cpu)
+  set_tests_properties(${t}_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "FTLA_PANEL=gpu")
+  add_test(NAME ${t}_cpanel_gpu COMMAND ${t} cuda)
+  set_tests_properties(${t}_cpanel_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "FTLA_PANEL=cpu")
+endforeach()
+foreach(mode q pv)
+  add_test(NAME test_dgeqrf_inject_${mode}_gpanel_cpu COMMAND test_dgeqrf_inject cpu ${mode})
+  set_tests_properties(test_dgeqrf_inject_${mode}_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300
+                       ENVIRONMENT "FTLA_PANEL=gpu")
+  add_test(NAME test_dgeqrf_inject_${mode}_gpanel_deferred_cpu
+           COMMAND test_dgeqrf_inject cpu ${mode})
+  set_tests_properties(test_dgeqrf_inject_${mode}_gpanel_deferred_cpu PROPERTIES LABELS cpu
+                       TIMEOUT 300 ENVIRONMENT "FTLA_PANEL=gpu;FTLA_HOST_DEFERRED=1")
+  add_test(NAME test_dgeqrf_inject_${mode}_cpanel_gpu COMMAND test_dgeqrf_inject cuda ${mode})
+  set_tests_properties(test_dgeqrf_inject_${mode}_cpanel_gpu PROPERTIES LABELS gpu TIMEOUT 300
+                       SKIP_RETURN_CODE 77 ENVIRONMENT "FTLA_PANEL=cpu")
+endforeach()
+add_test(NAME testing_ft_dgeqrf_gpanel_cpu
+         COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
+                 --panel gpu --device cpu)
+add_test(NAME testing_ft_dgeqrf_inject_gpanel_cpu
+         COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
+                 --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
+                 --inject checksum:step=4 --inject panel:step=3:bit=60 --expect corrected
+                 --panel gpu --device cpu)
+set_tests_properties(testing_ft_dgeqrf_gpanel_cpu testing_ft_dgeqrf_inject_gpanel_cpu
+                     PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME testing_ft_dgeqrf_cpanel_gpu
+         COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
+                 --panel cpu --device cuda)
+add_test(NAME testing_ft_dgeqrf_gpanel_gpu
+         COMMAND testing_ft_dgeqrf -M 300:2100:600 -N 300:2100:600 --crossover -1 --check
+                 --panel gpu --device cuda)
+add_test(NAME testing_ft_dgeqrf_inject_gpanel_gpu
+         COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
+                 --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
+                 --inject checksum:step=4 --inject panel:step=3:bit=60 --expect corrected
+                 --panel gpu --device cuda)
+set_tests_properties(testing_ft_dgeqrf_cpanel_gpu testing_ft_dgeqrf_gpanel_gpu
+                     testing_ft_dgeqrf_inject_gpanel_gpu
+                     PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -94,6 +94,10 @@ int main(void)
                   (7 * B + 3) * (i128)m + 2 * B + 64 + 13 * kk;
         rh += 16 * (i128)nb + 192 + 3 * (i128)nb * nb + 5 * np * nb;
         rh += 3 * ((i128)nb * nb + nb);
+        /* + panels in work memory (issue 10): tau (k) and the seal's digests (2 nb); on the
+         * host a ring of 3 (R_pp, tau) */
+        rw += kk + 2 * (i128)nb;
+        rh += 3 * ((i128)nb * nb + nb);
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);
         TU_CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
         TU_CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);

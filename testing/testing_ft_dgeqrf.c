@@ -52,6 +52,7 @@ typedef struct {
     tu_sizes_t M, N;
     int haveM, haveN;
     int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose, profile;
+    int panel; /* policy.panel (ft_panel_t) */
     int expect; /* EXPECT_* */
     ft_device_t device;
     uint64_t seed;
@@ -65,6 +66,7 @@ static void usage(const char *prog)
     printf("usage: %s [options]\n"
            "  -M m, -N n             sizes: a value or start:end:step (-N alone: square)\n"
            "  --nb nb                block size (policy.nb, 0 = automatic)\n"
+           "  --panel auto|cpu|gpu   panel placement (policy.panel, default auto)\n"
            "  --check                dqrt01 ratios of the result (Q from LAPACKE_dorgqr)\n"
            "  --niter n              timed runs per routine, median; n > 1: first is a warm-up\n"
            "  --device cpu|cuda|auto backend (default cpu)\n"
@@ -149,6 +151,13 @@ static int parse_args(int argc, char **argv, opts_t *o)
         if (!strcmp(a, "-M")) bad = !v || tu_parse_sizes(v, &o->M), o->haveM = 1;
         else if (!strcmp(a, "-N")) bad = !v || tu_parse_sizes(v, &o->N), o->haveN = 1;
         else if (!strcmp(a, "--nb")) bad = !v || tu_parse_int(v, 0, 4096, &o->nb);
+        else if (!strcmp(a, "--panel")) {
+            bad = !v;
+            if (v && !strcmp(v, "auto")) o->panel = FT_PANEL_AUTO;
+            else if (v && !strcmp(v, "cpu")) o->panel = FT_PANEL_CPU;
+            else if (v && !strcmp(v, "gpu")) o->panel = FT_PANEL_GPU;
+            else bad = 1;
+        }
         else if (!strcmp(a, "--niter")) bad = !v || tu_parse_int(v, 1, 1000000, &o->niter);
         else if (!strcmp(a, "--device")) bad = !v || tu_parse_device(v, &o->device);
         else if (!strcmp(a, "--verify-every")) bad = !v || tu_parse_int(v, 0, 1 << 30, &o->verify_every);
@@ -349,6 +358,7 @@ static void set_policy(ft_context_t *ctx, const opts_t *o, int protect)
     ft_policy_t p;
     ft_context_get_policy(ctx, &p);
     p.nb = o->nb;
+    p.panel = o->panel;
     p.verify_every = o->verify_every;
     p.crossover = o->crossover;
     p.protect = protect;

@@ -61,6 +61,10 @@ typedef struct ft_backend {
     /* ---- queues and events ---- */
     /* New queue for ctx. native: the caller's stream to wrap (cuda; NULL = a new one). */
     int (*queue_create)(ft_context_t *ctx, void *native, ft_queue_t **q);
+    /* Make q's work go ahead of other queues' where both wait for the device (cuda: its own
+     * stream replaced by one of the greatest priority, work already issued staying ahead; a
+     * wrapped stream and the host backend: nothing). */
+    int (*queue_raise)(ft_queue_t *q);
     /* Waits for the queue's work, then destroys it (a wrapped stream is not destroyed). */
     void (*queue_destroy)(ft_queue_t *q);
     /* Make q issue on another native stream from now on (NULL: its own); work already issued
@@ -75,6 +79,9 @@ typedef struct ft_backend {
     int (*event_record)(ft_qevent_t *e, ft_queue_t *q);
     /* Seconds between two recorded events (waits for e1). */
     int (*event_elapsed)(ft_qevent_t *e0, ft_qevent_t *e1, double *seconds);
+    /* The host waits until the work before the event's last record has completed (returns at
+     * once for an event never recorded); returns the first failure of deferred work. */
+    int (*event_sync)(ft_qevent_t *e);
 
     /* ---- copies of an m x n column-major matrix on queue q (asynchronous on cuda) ---- */
     int (*memset0)(ft_queue_t *q, void *p, size_t bytes);
@@ -103,6 +110,24 @@ typedef struct ft_backend {
     /* y := alpha*op(A)*x + beta*y (incx = incy = 1). */
     int (*dgemv)(ft_queue_t *q, char ta, int64_t m, int64_t n, double alpha, const double *A,
                  int64_t lda, const double *x, double beta, double *y);
+
+    /* ---- LAPACK on work memory: the panel factored where the matrix is (issue 10,
+     * docs/qr.md "Panel placement") ---- */
+    /* Bytes of work memory that geqrf and larft need for panels of up to m x n (ld >= m). */
+    int (*lapack_work)(ft_queue_t *q, int64_t m, int64_t n, size_t *bytes);
+    /* QR of the m x n A (ld lda) in place, LAPACK dgeqrf layout; tau (min(m, n) elements) in
+     * work memory; work: lapack_work(m, n) bytes of work memory. */
+    int (*geqrf)(ft_queue_t *q, int64_t m, int64_t n, double *A, int64_t lda, double *tau,
+                 void *work, size_t bytes);
+    /* T (k x k upper triangular, ld ldt) of the block reflector H = I - V T V^T of the k forward,
+     * column-wise reflectors of the m x k V (ld ldv) as the updates apply them: unit diagonal and
+     * zeros above it, explicit (dlarft 'F','C' reads only what is below); tau in work memory;
+     * work: lapack_work(m, k) bytes. */
+    int (*larft)(ft_queue_t *q, int64_t m, int64_t k, const double *V, int64_t ldv,
+                 const double *tau, double *T, int64_t ldt, void *work, size_t bytes);
+    /* The n x n top block of A: zeros strictly above the diagonal, ones on it (what is below
+     * is left as it is): a factored panel made into V. */
+    int (*unit_lower)(ft_queue_t *q, int64_t n, double *A, int64_t lda);
 
     /* ---- generic reductions ---- */
     /* Block sums of the logical matrix X' = op(X) (rows x cols; trans 'N': X' = X stored

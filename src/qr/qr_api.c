@@ -9,10 +9,25 @@
 #include "qr/qrf.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-static int64_t resolve_nb(const ft_context_t *ctx, int64_t n)
+static int64_t resolve_nb(const ft_context_t *ctx, int64_t n, int gpanel)
 {
-    return ctx && ctx->policy.nb > 0 ? ctx->policy.nb : qr_auto_nb(n);
+    return ctx && ctx->policy.nb > 0 ? ctx->policy.nb : qr_auto_nb(n, gpanel);
+}
+
+/* Panel placement (policy.panel; docs/qr.md "Panel placement"): 1 = in work memory on the
+ * backend. AUTO: the environment's FTLA_PANEL (cpu or gpu) when set, else the device on CUDA
+ * (measured faster at every size: bench/NOTES.md), the host LAPACK hybrid on the CPU backend. */
+static int resolve_panel(const ft_policy_t *pol, const ft_backend_t *be)
+{
+    if (pol->panel == FT_PANEL_CPU) return 0;
+    if (pol->panel == FT_PANEL_GPU) return 1;
+    const char *e = getenv("FTLA_PANEL");
+    if (e && !strcmp(e, "cpu")) return 0;
+    if (e && !strcmp(e, "gpu")) return 1;
+    return be->kind == FT_DEVICE_CUDA;
 }
 
 static double qr_flops(double m, double n)
@@ -55,7 +70,7 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
         return -arg;
     }
     const int64_t k = m < n ? m : n;
-    const int64_t lwkopt = k == 0 ? 1 : (int64_t)n * resolve_nb(c->ctx, n);
+    const int64_t lwkopt = k == 0 ? 1 : (int64_t)n * resolve_nb(c->ctx, n, 0);
     if (!is_gpu && work) work[0] = (double)lwkopt;
     if (lquery) return FT_SUCCESS;
     if (F) qrf_reset(F, m, n);
@@ -63,10 +78,9 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
 
     qr_t g = {.call = c, .m = m, .n = n, .k = k, .tau = tau, .located_col = -1,
               .refactor_from = -1, .qrf = F, .path = F ? QR_PATH_UPDATE : QR_PATH_REFACTOR};
-    g.nb = resolve_nb(c->ctx, n);
-    if (g.nb > k) g.nb = k;
-    g.np = (k + g.nb - 1) / g.nb;
-    snprintf(c->desc, sizeof c->desc, "m=%d n=%d nb=%lld", m, n, (long long)g.nb);
+    /* the work memory of the larger block size of the two placements, for the choice of the
+     * backend; the placement and block size once it is known */
+    g.nb = qr_imin(k, qr_imax(resolve_nb(c->ctx, n, 0), resolve_nb(c->ctx, n, 1)));
     const int64_t ldst = qr_stage_ld(m);
     size_t stage_bytes;
     int64_t wk = qr_work_elems(m, n, g.nb), ws;
@@ -76,6 +90,11 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     FT_CHECK(ft_call_select(c, qr_flops(m, n), is_gpu, stage_bytes));
     const ft_backend_t *be = c->be;
     g.ctx = c->ctx, g.be = be, g.rep = &c->rep, g.pol = c->pol, g.qm = c->main;
+    g.gpanel = resolve_panel(&g.pol, be);
+    g.nb = qr_imin(k, resolve_nb(c->ctx, n, g.gpanel));
+    g.np = (k + g.nb - 1) / g.nb;
+    snprintf(c->desc, sizeof c->desc, "m=%d n=%d nb=%lld panel=%s", m, n, (long long)g.nb,
+             g.gpanel ? "gpu" : "cpu");
     g.protect = g.pol.protect != 0;
     g.protect_q = g.protect && g.pol.protect_q != -1;
     g.pcheck = g.protect_q; /* the panels and the reflectors in use (qr_pcheck.c) */
@@ -102,6 +121,16 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     FT_CHECK(ft_call_queue(c, &g.qs));
     FT_CHECK(ft_call_queue(c, &g.qh2d));
     FT_CHECK(ft_call_queue(c, &g.qd2h));
+    g.qck = g.qh2d;
+    if (g.gpanel && !g.host) {
+        /* the panel and the lookahead on a queue whose work goes ahead of the trailing
+         * update's when both wait for the device: the panel is the critical path */
+        ft_queue_t *qp;
+        FT_CHECK(ft_call_queue(c, &qp));
+        FT_CHECK(be->queue_raise(qp));
+        FT_CHECK(be->fork(g.qm, qp));
+        g.qm = qp;
+    }
     if (g.prof) FT_CHECK(qr_profile_events(&g));
 
     if (host_on_gpu) {

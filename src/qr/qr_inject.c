@@ -199,7 +199,7 @@ int qr_needs_sync(const qr_t *g, int64_t p)
  * applied to the second half; an element of the panel (global row r >= i,
  * column c in [i, i + ib)) in the finished half (R or a vector) or in the half not yet
  * factored. A panel of one column: before it is factored. */
-int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp)
+int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp, int work)
 {
     const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), mi = g->m - i;
     planned_t *pl = NULL;
@@ -216,10 +216,13 @@ int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp)
                (long long)c, (long long)p);
         return FT_ERR_INVALID_VALUE;
     }
-    double *x = P + (r - i) + (c - i) * ldp;
-    const double before = *x;
-    *x = pl->f.bit >= 0 ? ft_flip_bit(before, pl->f.bit) : before + pl->f.value;
+    double *x = P + (r - i) + (c - i) * ldp, before, after;
+    if (work) FT_CHECK(g->be->get_elem(g->qm, x, &before));
+    else before = *x;
+    after = pl->f.bit >= 0 ? ft_flip_bit(before, pl->f.bit) : before + pl->f.value;
+    if (work) FT_CHECK(g->be->set_elem(g->qm, x, after));
+    else *x = after;
     g->rep->injected++;
-    ft_report_event(g->rep, FT_EVENT_INJECTED, FT_REGION_PANEL, r, c, p, before, *x);
+    ft_report_event(g->rep, FT_EVENT_INJECTED, FT_REGION_PANEL, r, c, p, before, after);
     return FT_SUCCESS;
 }

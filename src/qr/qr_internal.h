@@ -51,7 +51,12 @@ typedef struct {
     ft_report_t *rep;
     ft_policy_t pol;
     ft_queue_t *qm, *qs, *qh2d, *qd2h; /* main (lookahead), side (rest), copies in, copies out */
+    ft_queue_t *qck;     /* the checks of a panel on arrival and its checkpoint (qh2d: behind
+                          * the copies in, or the panel formed in work memory) */
     int host;            /* host backend: work memory is host memory, no copies */
+    int gpanel;          /* panels factored in work memory by the backend (policy.panel,
+                          * docs/qr.md "Panel placement"): no panel copies; V, T, their seals
+                          * and tau formed there; R_pp and tau come back to hArr */
     int protect;
     int protect_q;       /* the checkpoint of Q (qr_qcheck.c) */
     int64_t m, n, k, nb, np, W, q;
@@ -69,6 +74,17 @@ typedef struct {
      * and dSub m each,
      * dRot 4 m (c, s of J; c, s of G) */
     double *dI, *dCS0, *dY, *dZ, *dSub, *dRot;
+    /* gpanel: tau of every panel (k), the seal's digests (2 nb), the backend's LAPACK work */
+    double *dTau;
+    uint64_t *dSeal;
+    void *dLw;
+    size_t lw_bytes;
+    /* gpanel: a ring of 3 x (nb x nb: the panel's R_pp block; nb: its tau) in host memory, the
+     * steps whose copy there was taken in (gp_done: up to), and the end of each step's work on
+     * the side queue (qs: the update, the digests after it, the checks on arrival) */
+    double *hArr;
+    int64_t gp_done, gp_next;
+    ft_qevent_t *evg[3];
     /* host (pinned) memory */
     double *hP, *hV, *hT, *hVt, *hwork, *hEW, *hN, *hC, *hX, *hrow, *hcol, *hcol0;
     int64_t *hJ; /* m: column pointed to by each failing row */
@@ -174,8 +190,8 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb);
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb);
 /* Leading dimension of the device copy of host data (qr_api.c). */
 int64_t qr_stage_ld(int64_t m);
-/* Automatic block size. */
-int64_t qr_auto_nb(int64_t n);
+/* Automatic block size for panels on the host (gpanel 0) or in work memory (1). */
+int64_t qr_auto_nb(int64_t n, int gpanel);
 
 /* qr_loop.c */
 int qr_setup(qr_t *g);
@@ -225,8 +241,9 @@ int qr_planned(const qr_t *g, ft_region_t reg, int64_t step);
 int qr_planned_arrival(const qr_t *g, int64_t step);
 /* the planned faults on kept T factors (FT_REGION_REFLECTORS, col >= 2 ib) of steps <= p - 3 */
 int qr_inject_kept(qr_t *g, int64_t p);
-/* the planned FT_REGION_PANEL fault of panel p, between the halves of its factorization */
-int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp);
+/* the planned FT_REGION_PANEL fault of panel p, between the halves of its factorization; P in
+ * host memory, or in work memory (work: through the backend, on the main queue) */
+int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp, int work);
 /* qr_recover.c */
 int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda);
 /* The host waits for the copy of A / later work on the loop's queues is ordered after it. */

@@ -78,7 +78,7 @@ static void seal_part(void *p, int t, int nt)
  * (bench/NOTES.md); a few threads share it, while the panel's BLAS threads are idle. */
 static int seal_threads(const qr_t *g)
 {
-    if (!g->pcheck || g->host || g->m * g->nb < ((int64_t)1 << 18)) return 1;
+    if (!g->pcheck || g->host || g->gpanel || g->m * g->nb < ((int64_t)1 << 18)) return 1;
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     return cpus >= 8 ? 4 : cpus >= 4 ? 2 : 1;
 }
@@ -105,7 +105,7 @@ static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *T, double *
         if ((st = ft_lapack_dormqr('L', 'T', mi, ib - h, h, P, ldp, tau, P + h * ldp, ldp)))
             return st;
     }
-    if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ldp));
+    if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ldp, 0));
     if ((st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h, g->hwork,
                                  g->lhwork)))
         return st;
@@ -121,11 +121,76 @@ static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *T, double *
     return FT_SUCCESS;
 }
 
+/* Panel p (buffer b) in work memory, on the main queue behind the lookahead that finished its
+ * columns (policy.panel = GPU; docs/qr.md "Panel placement"): its x and sigma A_p for the panel
+ * check; the backend's geqrf in place (tau into dTau); V (the panel with explicit zeros and
+ * unit diagonal) and T (larft) formed from it and sealed at once — their digests go to the
+ * host's vdig and tdig, as the host's seal of a CPU panel; the panel's R_pp block and tau to
+ * the host's ring hArr, taken in two steps later (gp_arrived). With a planned FT_REGION_PANEL
+ * fault the panel is factored in two halves with the fault in between, as panel() does. */
+static int panel_dev(qr_t *g, int64_t p, int b)
+{
+    const ft_backend_t *be = g->be;
+    ft_queue_t *q = g->qm;
+    const int64_t m = g->m, nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), mi = m - i;
+    const int64_t ld = g->ldda;
+    const int64_t h = g->nplan && qr_planned(g, FT_REGION_PANEL, p) ? ib / 2 : 0;
+    double *P = g->dA + i + i * ld, *tau = g->dTau + i, *V = g->dV[b], *T = g->dT + p * nb * nb;
+    FT_CHECK(qr_pc_sum(g, p, q));
+    if (h > 0) { /* the first half, its reflectors applied to the second */
+        FT_CHECK(be->geqrf(q, mi, h, P, ld, tau, g->dLw, g->lw_bytes));
+        FT_CHECK(be->copy_matrix(q, mi, h, P, ld, V, m));
+        FT_CHECK(be->unit_lower(q, h, V, m));
+        FT_CHECK(be->larft(q, mi, h, V, m, tau, T, nb, g->dLw, g->lw_bytes));
+        FT_CHECK(larfb(g, q, mi, ib - h, h, V, m, T, nb, P + h * ld, ld, g->dWa, nb));
+    }
+    if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ld, 1));
+    FT_CHECK(be->geqrf(q, mi - h, ib - h, P + h + h * ld, ld, tau + h, g->dLw, g->lw_bytes));
+    FT_CHECK(be->copy_matrix(q, mi, ib, P, ld, V, m));
+    FT_CHECK(be->unit_lower(q, ib, V, m));
+    FT_CHECK(be->larft(q, mi, ib, V, m, tau, T, nb, g->dLw, g->lw_bytes));
+    if (g->pcheck) { /* the seal */
+        FT_CHECK(be->digest(q, mi, ib, V, m, g->dSeal));
+        FT_CHECK(be->digest(q, ib, ib, T, nb, g->dSeal + nb));
+        FT_CHECK(be->get_matrix(q, ib, 1, (const double *)g->dSeal, nb, (double *)(g->vdig + i),
+                                nb));
+        FT_CHECK(be->get_matrix(q, ib, 1, (const double *)(g->dSeal + nb), nb,
+                                (double *)(g->tdig + i), nb));
+    }
+    double *ring = g->hArr + (p % 3) * (nb * nb + nb);
+    FT_CHECK(be->get_matrix(q, ib, ib, P, ld, ring, nb));
+    FT_CHECK(be->get_matrix(q, ib, 1, tau, ib, ring + nb * nb, ib));
+    g->gp_next = p + 1;
+    return FT_SUCCESS;
+}
+
+/* Panels factored in work memory whose R_pp block and tau have come back (the caller knows):
+ * steps [gp_done, upto) — tau into the output and its two checkpoint copies, the bound of the
+ * panel's check from R_pp (as qr_pc_bound on a host panel). */
+static void gp_arrived(qr_t *g, int64_t upto)
+{
+    const int64_t nb = g->nb;
+    for (int64_t t = g->gp_done; t < upto && t < g->gp_next; t++) {
+        const int64_t i = t * nb, ib = qr_imin(nb, g->k - i);
+        const double *ring = g->hArr + (t % 3) * (nb * nb + nb);
+        for (int64_t c = 0; c < ib; c++) {
+            g->tau[i + c] = ring[nb * nb + c];
+            if (g->protect_q) g->tau1[i + c] = g->tau2[i + c] = ring[nb * nb + c];
+        }
+        qr_pc_bound(g, t, ring, nb);
+        g->gp_done = t + 1;
+    }
+}
+
 /* The panel runs on the CPU and its cost grows with nb (2 m n nb flops in all), while the GPU
  * update stays efficient down to nb = 64: measured on the H100 host (16 cores) at n = 16384,
  * nb = 64 ran 3.7 TFLOP/s against 1.5 with nb = 256 (bench/NOTES.md). */
-int64_t qr_auto_nb(int64_t n)
+int64_t qr_auto_nb(int64_t n, int gpanel)
 {
+    /* panels on the device: cuSOLVER's geqrf on the panel costs about the same in all for
+     * nb = 64 ... 256 (its time grows with nb), the update gains with nb; measured on the H100
+     * with lookahead at n = 16384: nb 256 ran 318 ms, nb 128 337 ms (bench/NOTES.md) */
+    if (gpanel) return n < 1024 ? 32 : n < 4096 ? 64 : n < 8192 ? 128 : 256;
     return n < 1024 ? 32 : 64;
 }
 
@@ -133,15 +198,15 @@ int64_t qr_auto_nb(int64_t n)
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
  * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m; checkpoint dQS CKP_NS k; panel checks:
  * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dAD 2 np nb,
- * dPa 2 m nb, dWpc nb nb. */
+ * dPa 2 m nb, dWpc nb nb; panels in work memory: dTau k, dSeal 2 nb. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
                    QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 17, nb,
-                   3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb}, e;
-    return ft_sum_of_products(13, t, &e) ? -1 : e;
+                   3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb, 1, k + 2 * nb}, e;
+    return ft_sum_of_products(14, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb (the panels of odd steps), hT nb x nb, hVt nb x nb,
@@ -149,14 +214,14 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
  * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
  * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k; the panel
  * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each, hAD 2 np nb,
- * hR 3 (nb nb + nb). */
+ * hR 3 (nb nb + nb); panels in work memory: hArr 3 (nb nb + nb). */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {2 * nb, m, 2 * nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
                    2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 5 * np, nb,
-                   6 * nb, nb}, e;
+                   9 * nb + 3, nb}, e;
     return ft_sum_of_products(12, t, &e) ? -1 : e;
 }
 
@@ -197,6 +262,8 @@ int qr_setup(qr_t *g)
     g->dPa[0] = w, w += m * nb;
     g->dPa[1] = w, w += m * nb;
     g->dWpc = w, w += nb * nb;
+    g->dTau = w, w += g->k;
+    g->dSeal = (uint64_t *)w, w += 2 * nb;
     g->lhwork = nb * 64;
     double *h;
     FT_CHECK(ft_call_pinned_doubles(g->call, nh, &h));
@@ -226,7 +293,15 @@ int qr_setup(qr_t *g)
     g->tdig = (uint64_t *)h, h += g->np * nb;
     g->hTD = (uint64_t *)h, h += g->np * nb;
     g->hAD = (uint64_t *)h, h += 2 * g->np * nb;
-    g->hR = h;
+    g->hR = h, h += 3 * (nb * nb + nb);
+    g->hArr = h;
+    g->dLw = NULL, g->lw_bytes = 0;
+    if (g->gpanel) { /* the backend's LAPACK work for the first (tallest) panel */
+        FT_CHECK(g->be->lapack_work(g->qm, m, nb, &g->lw_bytes));
+        FT_CHECK(ft_call_work(g->call, g->lw_bytes, &g->dLw));
+        for (int s = 0; s < 3; s++)
+            FT_CHECK(ft_call_event(g->call, &g->evg[s]));
+    }
     g->ckdone = g->ckrec_done = 0;
     g->ldp = m;
     /* the identity (recovery: C -= W and scalar updates as products, qr_recover.c) */
@@ -250,6 +325,7 @@ static int restart_from(qr_t *g, int64_t *p0)
     FT_CHECK(g->be->sync(g->qd2h));
     FT_CHECK(g->be->sync(g->qm));
     FT_CHECK(g->be->sync(g->qs));
+    if (g->gpanel) gp_arrived(g, g->gp_next); /* everything issued has completed */
     /* the reflectors re-applied below must be those verified: steps before P whose digests
      * after their update have not been compared yet are compared now (an earlier change found
      * there moves the re-factorization back to its step) */
@@ -260,6 +336,8 @@ static int restart_from(qr_t *g, int64_t *p0)
     g->pc_aft = -1;
     if (g->ckdone > P0 * g->nb) g->ckdone = P0 * g->nb; /* the panels from P0 on are redone */
     if (g->ckrec_done > g->ckdone) g->ckrec_done = g->ckdone;
+    if (g->gp_done > P0) g->gp_done = P0;
+    if (g->gp_next > P0) g->gp_next = P0;
     g->prof = 0; /* the phase profile covers the first pass only */
     *p0 = P0;
     return qr_verify(g, P0 * g->nb, P0);
@@ -289,11 +367,19 @@ static int factor(qr_t *g)
             FT_CHECK(be->copy_matrix(g->qm, m, QR_NCS * g->ncb, g->dCS, m, g->dCS0, m));
         FT_CHECK(be->sync(g->qm));
         qr_threshold(g);
+        if (g->gpanel && !g->checkable && !g->unchecked_finite) {
+            /* input not finite: nothing can be checked, and the result is IEEE arithmetic on
+             * it — LAPACK's (host panels, the reference), not cuSOLVER's, whose Inf and NaN
+             * land elsewhere (the campaign's stress set compares with LAPACK) */
+            g->gpanel = 0;
+            ft_log(g->ctx, 1, "dgeqrf: input not finite: panels on the host");
+        }
         FT_CHECK(qr_pc_init(g));
         g->tprot += ft_wtime() - t0;
         if (g->prof) g->ph_csum += ft_wtime() - t0;
     }
     int64_t p0 = 0;
+    g->gp_done = g->gp_next = 0;
     double th; /* the end of the last host phase (g->hp; a re-factorization is not in them) */
 restart:
     th = ft_wtime();
@@ -307,6 +393,7 @@ restart:
             FT_CHECK(be->sync(g->qm));
             FT_CHECK(be->sync(g->qs));
             FT_CHECK(be->sync(g->qh2d));
+            if (g->gpanel) gp_arrived(g, p);
             th = hp_add(g, QR_HP_WAIT, th);
             if (g->prof) {
                 double t1 = ft_wtime();
@@ -335,12 +422,14 @@ restart:
                 while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
                 goto restart;
             }
-            FT_CHECK(qr_pc_sum(g, p, g->qd2h));
-            FT_CHECK(be->get_matrix(g->qd2h, mi, ib, dA + i + i * ld, ld, hP, ldp));
+            if (!g->gpanel) {
+                FT_CHECK(qr_pc_sum(g, p, g->qd2h));
+                FT_CHECK(be->get_matrix(g->qd2h, mi, ib, dA + i + i * ld, ld, hP, ldp));
+            }
             if (g->prof) tw = ft_wtime();
             th = hp_add(g, QR_HP_CHECK, th);
         }
-        FT_CHECK(be->sync(g->qd2h));
+        if (!g->gpanel) FT_CHECK(be->sync(g->qd2h));
         th = hp_add(g, QR_HP_WAIT, th);
         if (g->refactor_from >= 0) {
             while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
@@ -356,8 +445,16 @@ restart:
         }
         th = hp_add(g, QR_HP_CHECK, th);
 
-        /* panel on the host: QR, T (sealed), the top block of V */
         double *hT = g->host ? (g->dT + p * nb * nb) : g->hT;
+        if (g->gpanel) {
+            /* panel in work memory, on the main queue */
+            if (g->cp_pending) FT_CHECK(qr_source_order(g)); /* the first write to A */
+            FT_CHECK(panel_dev(g, p, b));
+            th = hp_add(g, QR_HP_PANEL, th);
+            FT_CHECK(be->fork(g->qm, g->qck));
+            goto issued;
+        }
+        /* panel on the host: QR, T (sealed), the top block of V */
         if ((st = panel(g, p, hP, ldp, hT, &th))) return st;
         if (g->prof) g->ph_panel += ft_wtime() - tw;
         if (g->cp_pending) FT_CHECK(qr_source_order(g)); /* the first write to A */
@@ -370,19 +467,20 @@ restart:
                                  m));
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, g->hVt, nb, g->dV[b], m));
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, (g->dT + p * nb * nb), nb));
+    issued:;
         const int arrived = g->nplan && qr_planned_arrival(g, p);
         if (arrived) {
             /* a fault in V or T after they arrived, before the update: on odd steps before the
              * arrival digests (which then differ from the host's seal), on even steps after
              * them (the digests after the update differ) */
-            FT_CHECK(be->sync(g->qh2d));
+            FT_CHECK(be->sync(g->qck));
             if (p & 1) FT_CHECK(qr_inject(g, FT_REGION_REFLECTORS, p));
             FT_CHECK(qr_pc_arrive(g, p));
-            FT_CHECK(be->sync(g->qh2d));
+            FT_CHECK(be->sync(g->qck));
             if (!(p & 1)) FT_CHECK(qr_inject(g, FT_REGION_REFLECTORS, p));
         }
-        FT_CHECK(be->fork(g->qh2d, g->qm));
-        FT_CHECK(be->fork(g->qh2d, g->qs));
+        if (!g->gpanel) FT_CHECK(be->fork(g->qh2d, g->qm));
+        FT_CHECK(be->fork(g->gpanel ? g->qm : g->qh2d, g->qs));
         if (g->prof) {
             g->ev_la[p % QR_EV_SLOTS] = 0;
             FT_CHECK(be->event_record(qr_ev(g, p, 0), g->qs));
@@ -401,7 +499,7 @@ restart:
                 g->ev_la[p % QR_EV_SLOTS] = 1;
                 FT_CHECK(be->event_record(qr_ev(g, p, 1), g->qm));
             }
-            if (!qr_needs_sync(g, p + 1)) {
+            if (!g->gpanel && !qr_needs_sync(g, p + 1)) {
                 double *hP2 = g->host ? dA + j0 + j0 * ld : b ? g->hP : g->hV;
                 /* the next panel's check, x and sigma A_p: on the host backend before the
                  * copy (the host factors the panel in place once the copy is done); on a
@@ -413,6 +511,14 @@ restart:
             }
         }
         th = hp_add(g, QR_HP_ISSUE, th);
+        /* panels in work memory: the host waits here for step p-2 to complete on the side
+         * queue (its update, the digests after it, the checks on its arrival), with panel p
+         * and its lookahead issued (the device is not left without work), then reads them */
+        if (g->gpanel && p >= p0 + 2) {
+            FT_CHECK(be->event_sync(g->evg[(p - 2) % 3]));
+            gp_arrived(g, p - 1);
+            th = hp_add(g, QR_HP_WAIT, th);
+        }
         /* panel p-1's copies in had completed when the copy out waited for above returned
          * (the lookahead it waited for waited for them), so what was issued before them — the
          * checks of panels <= p-2 and the digests after the updates of steps <= p-2 — is here:
@@ -430,22 +536,34 @@ restart:
             FT_CHECK(be->fork(g->qm, g->qh2d));
         }
         if (!arrived) FT_CHECK(qr_pc_arrive(g, p));
-        FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m, hT, nb));
+        FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m, g->gpanel ? NULL : hT, nb));
+        /* panels in work memory: the checksum columns' update beside the rest of the trailing
+         * update (a product of m_i x 3B columns that runs at a fraction of the device's rate:
+         * on the side queue it cost 23 ms of 282 at n = 16384, bench/NOTES.md) */
+        if (g->gpanel && g->protect)
+            FT_CHECK(larfb(g, g->qck, mi, QR_NCS * g->ncb, ib, g->dV[b], m,
+                           (g->dT + p * nb * nb), nb, g->dCS + i, m, g->dWc, nb));
         th = hp_add(g, QR_HP_PROT, th);
         if (j0 < n)
             FT_CHECK(larfb(g, g->qs, mi, n - j0 - la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            dA + i + (j0 + la) * ld, ld, g->dWb, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
-        if (g->protect)
+        if (g->protect && !g->gpanel)
             FT_CHECK(larfb(g, g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            g->dCS + i, m, g->dWc, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
+        /* panels in work memory: the side queue waits for what ran beside the update (the
+         * checks on arrival, the checkpoint, the checksum columns), so that the lookahead of
+         * the next step, and the next panel in the same buffers (dV, dPa, dPx) behind it, wait
+         * for them too */
+        if (g->gpanel) FT_CHECK(be->fork(g->qck, g->qs));
         /* the reflectors after the update that applied them */
         FT_CHECK(qr_pc_after(g, p));
+        if (g->gpanel) FT_CHECK(be->event_record(g->evg[p % 3], g->qs));
         th = hp_add(g, QR_HP_REST, th);
         /* the seal of the vectors and the bound of the panel's check, while the queues work
          * (the next panel comes to the other host buffer) */
-        if (g->pcheck) {
+        if (g->pcheck && !g->gpanel) {
             seal_job job = {mi, ib, ldp, hP, g->vdig + i};
             ft_team_run(&g->team, seal_part, &job);
             qr_pc_bound(g, p, hP, ldp);
@@ -454,6 +572,7 @@ restart:
     }
     FT_CHECK(be->sync(g->qm));
     FT_CHECK(be->sync(g->qs));
+    if (g->gpanel) gp_arrived(g, g->np);
     if (g->prof) FT_CHECK(qr_harvest(g, g->np));
     FT_CHECK(qr_pc_end(g)); /* the checks of the last steps */
     if (g->refactor_from >= 0) {

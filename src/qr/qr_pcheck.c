@@ -139,7 +139,10 @@ int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q)
     const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), ld = g->ldda;
     FT_CHECK(g->be->dgemv(q, 'N', g->m - i, ib, 1.0, g->dA + i + i * ld, ld, g->dOnes, 0.0,
                           g->dPx[p & 1]));
-    /* sigma A_p for the column checks: a product with sigma I (exact: sigma a power of two) */
+    /* sigma A_p for the column checks: a copy, or a product with sigma I (exact: sigma a power
+     * of two) */
+    if (g->sigma == 1.0)
+        return g->be->copy_matrix(q, g->m - i, ib, g->dA + i + i * ld, ld, g->dPa[p & 1], g->m);
     return g->be->dgemm(q, 'N', 'N', g->m - i, ib, ib, g->sigma, g->dA + i + i * ld, ld, g->dI,
                         g->nb, 0.0, g->dPa[p & 1], g->m);
 }
@@ -226,7 +229,7 @@ int qr_pc_arrive(qr_t *g, int64_t p)
     const int64_t nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), ld = g->ldda;
     const double t0 = ft_wtime();
     uint64_t *o = slot(g, g->dPslot, p);
-    FT_CHECK(qr_pc_kernels(g->be)->arrive(g->qh2d, g->m - i, ib, g->dV[p & 1], g->m,
+    FT_CHECK(qr_pc_kernels(g->be)->arrive(g->qck, g->m - i, ib, g->dV[p & 1], g->m,
                                           g->dT + p * nb * nb, nb, g->dA + i + i * ld, ld,
                                           g->dPx[p & 1], g->sigma, o, o + nb,
                                           (double *)(o + SL_SS * nb), (double *)(o + SL_MX * nb),
@@ -237,14 +240,14 @@ int qr_pc_arrive(qr_t *g, int64_t p)
     const ft_backend_t *be = g->be;
     const int64_t mi = g->m - i;
     double *Y = g->dPa[p & 1], *V = g->dV[p & 1], *T = g->dT + p * nb * nb, *W = g->dWpc;
-    FT_CHECK(be->dgemm(g->qh2d, 'T', 'N', ib, ib, mi, 1.0, V, g->m, Y, g->m, 0.0, W, nb));
-    FT_CHECK(be->dtrmm(g->qh2d, 'L', 'U', 'T', 'N', ib, ib, 1.0, T, nb, W, nb));
-    FT_CHECK(be->dgemm(g->qh2d, 'N', 'N', mi, ib, ib, -1.0, V, g->m, W, nb, 1.0, Y, g->m));
+    FT_CHECK(be->dgemm(g->qck, 'T', 'N', ib, ib, mi, 1.0, V, g->m, Y, g->m, 0.0, W, nb));
+    FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'T', 'N', ib, ib, 1.0, T, nb, W, nb));
+    FT_CHECK(be->dgemm(g->qck, 'N', 'N', mi, ib, ib, -1.0, V, g->m, W, nb, 1.0, Y, g->m));
     if (mi > ib)
-        FT_CHECK(be->col_absmax(g->qh2d, mi - ib, ib, Y + ib, g->m,
+        FT_CHECK(be->col_absmax(g->qck, mi - ib, ib, Y + ib, g->m,
                                 (double *)(o + sl_bot(nb))));
-    FT_CHECK(be->copy_matrix(g->qh2d, ib, ib, Y, g->m, (double *)(o + sl_top(nb)), nb));
-    FT_CHECK(g->be->get_matrix(g->qh2d, QR_PC_SL(nb), 1, (const double *)o, QR_PC_SL(nb),
+    FT_CHECK(be->copy_matrix(g->qck, ib, ib, Y, g->m, (double *)(o + sl_top(nb)), nb));
+    FT_CHECK(g->be->get_matrix(g->qck, QR_PC_SL(nb), 1, (const double *)o, QR_PC_SL(nb),
                                (double *)slot(g, g->hPslot, p), QR_PC_SL(nb)));
     g->tprot += ft_wtime() - t0;
     return FT_SUCCESS;
@@ -412,7 +415,7 @@ int qr_pc_sync_point(qr_t *g, int64_t p)
 int qr_pc_end(qr_t *g)
 {
     if (!g->pcheck) return FT_SUCCESS;
-    FT_CHECK(g->be->sync(g->qh2d));
+    FT_CHECK(g->be->sync(g->qck));
     return qr_pc_sync_point(g, g->np);
 }
 

@@ -34,7 +34,9 @@ int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV
     if (!g->protect_q) return FT_SUCCESS;
     const double t0 = ft_wtime();
     const int64_t nc = qr_imin(ib, mi - 1); /* local columns with elements below the diagonal */
-    for (int64_t c = 0; c < ib; c++) {
+    /* hT NULL: the panel was factored in work memory, its tau is on its way to the host, and
+     * the copies are taken when it arrives (qr_gp_arrived, qr_loop.c) */
+    for (int64_t c = 0; hT && c < ib; c++) {
         /* dlarft sets T(c, c) = tau(c): a difference is a change in one of them since the
          * panel; which one is not known here, so the panel is factored again (the T on the
          * device is checked by the panel's own check) */
@@ -43,8 +45,8 @@ int qr_q_checkpoint(qr_t *g, int64_t i, int64_t ib, int64_t mi, const double *dV
         g->tau1[i + c] = g->tau2[i + c] = g->tau[i + c];
     }
     if (nc > 0) {
-        FT_CHECK(ckp_kernels(g->be)->sums(g->qh2d, mi, nc, dV, ldv, g->dQS + CKP_NS * i));
-        FT_CHECK(g->be->get_matrix(g->qh2d, CKP_NS, nc, (const double *)(g->dQS + CKP_NS * i),
+        FT_CHECK(ckp_kernels(g->be)->sums(g->qck, mi, nc, dV, ldv, g->dQS + CKP_NS * i));
+        FT_CHECK(g->be->get_matrix(g->qck, CKP_NS, nc, (const double *)(g->dQS + CKP_NS * i),
                                    CKP_NS, (double *)(g->ckp + CKP_NS * i), CKP_NS));
     }
     if (i + ib > g->ckdone) g->ckdone = i + ib;
@@ -56,7 +58,7 @@ int qr_q_records(qr_t *g, int64_t c1, int wait)
 {
     c1 = qr_imin(c1, g->ckdone);
     if (!g->protect_q || g->ckrec_done >= c1) return FT_SUCCESS;
-    if (wait) FT_CHECK(g->be->sync(g->qh2d)); /* the sums of the panels since the last records */
+    if (wait) FT_CHECK(g->be->sync(g->qck)); /* the sums of the panels since the last records */
     for (int64_t c = g->ckrec_done; c < c1; c++)
         g->ckrec[c] = ckp_record(g->ckp + CKP_NS * c, g->tau1[c]);
     g->ckrec_done = c1;

@@ -10,6 +10,7 @@
  */
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cusolverDn.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@ struct ft_queue {
     cudaStream_t stream;   /* the stream work is issued on (own or wrapped) */
     cudaStream_t own;      /* ours (NULL while none was needed) */
     cublasHandle_t handle; /* bound to `stream` */
+    cusolverDnHandle_t solver; /* bound to `stream`; made on first use (panels on the device) */
     cudaEvent_t fork_ev;   /* recorded by fork(from = this queue) */
     double *hpin;          /* pinned slot for get_elem / set_elem */
     int nsm;               /* multiprocessor count of the device */
@@ -121,6 +123,7 @@ static void c_queue_destroy(ft_queue_t *q)
     if (!q) return;
     if (q->stream) CUDA_WARN(cudaStreamSynchronize(q->stream));
     if (q->handle) CUBLAS_WARN(cublasDestroy(q->handle));
+    if (q->solver) (void)cusolverDnDestroy(q->solver);
     if (q->fork_ev) CUDA_WARN(cudaEventDestroy(q->fork_ev));
     if (q->own) CUDA_WARN(cudaStreamDestroy(q->own)); /* a wrapped stream is the caller's */
     if (q->hpin) CUDA_WARN(cudaFreeHost(q->hpin));
@@ -178,7 +181,37 @@ static int c_queue_wrap(ft_queue_t *q, void *native)
     FTLA_CUDA_TRY(cudaEventRecord(q->fork_ev, q->stream));
     FTLA_CUDA_TRY(cudaStreamWaitEvent(next, q->fork_ev, 0));
     CUBLAS_TRY(cublasSetStream(q->handle, next));
+    if (q->solver && cusolverDnSetStream(q->solver, next) != CUSOLVER_STATUS_SUCCESS)
+        return FT_ERR_CUDA;
     q->stream = next;
+    return FT_SUCCESS;
+}
+
+static int c_queue_raise(ft_queue_t *q)
+{
+    if (!q->own || q->stream != q->own) return FT_SUCCESS; /* the caller's stream: as it is */
+    int lo, hi, now;
+    FTLA_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+    FTLA_CUDA_TRY(cudaStreamGetPriority(q->own, &now));
+    if (now == hi) return FT_SUCCESS;
+    cudaStream_t s;
+    FTLA_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, hi));
+    /* work already issued on the old stream stays ahead of everything issued on the new one */
+    cudaError_t err = cudaEventRecord(q->fork_ev, q->stream);
+    if (err == cudaSuccess) err = cudaStreamWaitEvent(s, q->fork_ev, 0);
+    if (err != cudaSuccess) {
+        CUDA_WARN(cudaStreamDestroy(s));
+        return ftla_cuda_error(err, "queue_raise", __FILE__, __LINE__);
+    }
+    if (cublasSetStream(q->handle, s) != CUBLAS_STATUS_SUCCESS ||
+        (q->solver && cusolverDnSetStream(q->solver, s) != CUSOLVER_STATUS_SUCCESS)) {
+        (void)cublasSetStream(q->handle, q->stream); /* as it was */
+        if (q->solver) (void)cusolverDnSetStream(q->solver, q->stream);
+        CUDA_WARN(cudaStreamDestroy(s));
+        return FT_ERR_CUDA;
+    }
+    CUDA_WARN(cudaStreamDestroy(q->own)); /* released once its work is done */
+    q->own = q->stream = s;
     return FT_SUCCESS;
 }
 
@@ -222,6 +255,12 @@ static void c_event_destroy(ft_qevent_t *e)
 static int c_event_record(ft_qevent_t *e, ft_queue_t *q)
 {
     FTLA_CUDA_TRY(cudaEventRecord(e->ev, q->stream));
+    return FT_SUCCESS;
+}
+
+static int c_event_sync(ft_qevent_t *e)
+{
+    FTLA_CUDA_TRY(cudaEventSynchronize(e->ev));
     return FT_SUCCESS;
 }
 
@@ -481,6 +520,96 @@ int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double
 int ftla_cuda_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                      uint64_t *out);
 
+/* ---- LAPACK on work memory (cuSOLVER's geqrf, own T: cuda_lapack.cu) ------------------------ */
+
+int ftla_cuda_larft_rows(cudaStream_t s, int64_t k, const double *G, int64_t ldg,
+                         const double *tau, double *T, int64_t ldt);
+int ftla_cuda_unit_lower(cudaStream_t s, int64_t n, double *A, int64_t lda);
+
+static int cusolver_error(cusolverStatus_t st, const char *what, const char *file, int line)
+{
+    (void)cudaGetLastError();
+    if (cuda_verbose() >= 1)
+        fprintf(stderr, "ftla: cuSOLVER error %d in %s at %s:%d\n", (int)st, what, file, line);
+    return FT_ERR_CUDA;
+}
+
+#define CUSOLVER_TRY(call)                                                                         \
+    do {                                                                                           \
+        cusolverStatus_t cusolver_st_ = (call);                                                    \
+        if (cusolver_st_ != CUSOLVER_STATUS_SUCCESS)                                               \
+            return cusolver_error(cusolver_st_, #call, __FILE__, __LINE__);                        \
+    } while (0)
+
+/* The queue's cuSOLVER handle, made on first use (most queues never factor a panel). */
+static int solver_of(ft_queue_t *q, cusolverDnHandle_t *h)
+{
+    if (!q->solver) {
+        cusolverDnHandle_t s;
+        CUSOLVER_TRY(cusolverDnCreate(&s));
+        cusolverStatus_t st = cusolverDnSetStream(s, q->stream);
+        if (st != CUSOLVER_STATUS_SUCCESS) {
+            (void)cusolverDnDestroy(s);
+            return cusolver_error(st, "cusolverDnSetStream", __FILE__, __LINE__);
+        }
+        q->solver = s;
+    }
+    *h = q->solver;
+    return FT_SUCCESS;
+}
+
+/* Work layout: [0, 256) cuSOLVER's info; from 256 geqrf's workspace, or larft's G (k x k). */
+enum { LAPACK_INFO_BYTES = 256 };
+
+static int c_lapack_work(ft_queue_t *q, int64_t m, int64_t n, size_t *bytes)
+{
+    int im, in, lw = 0;
+    FT_CHECK(to_int(m, &im));
+    FT_CHECK(to_int(n, &in));
+    cusolverDnHandle_t h;
+    FT_CHECK(solver_of(q, &h));
+    CUSOLVER_TRY(cusolverDnDgeqrf_bufferSize(h, im, in, NULL, im > 1 ? im : 1, &lw));
+    size_t g = (size_t)n * (size_t)n, w = lw > 0 ? (size_t)lw : 0;
+    *bytes = LAPACK_INFO_BYTES + (g > w ? g : w) * sizeof(double);
+    return FT_SUCCESS;
+}
+
+static int c_geqrf(ft_queue_t *q, int64_t m, int64_t n, double *A, int64_t lda, double *tau,
+                   void *work, size_t bytes)
+{
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    int im, in, ilda;
+    FT_CHECK(to_int(m, &im));
+    FT_CHECK(to_int(n, &in));
+    FT_CHECK(to_int(lda, &ilda));
+    if (bytes <= LAPACK_INFO_BYTES) return FT_ERR_INTERNAL;
+    const size_t lw = (bytes - LAPACK_INFO_BYTES) / sizeof(double);
+    if (lw > (size_t)INT_MAX) return FT_ERR_TOO_LARGE;
+    cusolverDnHandle_t h;
+    FT_CHECK(solver_of(q, &h));
+    /* info is only ever non-zero for an invalid argument, which the sizes above exclude */
+    CUSOLVER_TRY(cusolverDnDgeqrf(h, im, in, A, ilda, tau,
+                                  (double *)((char *)work + LAPACK_INFO_BYTES), (int)lw,
+                                  (int *)work));
+    return FT_SUCCESS;
+}
+
+static int c_larft(ft_queue_t *q, int64_t m, int64_t k, const double *V, int64_t ldv,
+                   const double *tau, double *T, int64_t ldt, void *work, size_t bytes)
+{
+    if (k == 0) return FT_SUCCESS;
+    if (bytes < LAPACK_INFO_BYTES + (size_t)k * (size_t)k * sizeof(double)) return FT_ERR_INTERNAL;
+    double *G = (double *)((char *)work + LAPACK_INFO_BYTES);
+    /* G = V^T V (its upper triangle is what T needs) */
+    FT_CHECK(c_dgemm(q, 'T', 'N', k, k, m, 1.0, V, ldv, V, ldv, 0.0, G, k));
+    return ftla_cuda_larft_rows(q->stream, k, G, k, tau, T, ldt);
+}
+
+static int c_unit_lower(ft_queue_t *q, int64_t n, double *A, int64_t lda)
+{
+    return ftla_cuda_unit_lower(q->stream, n, A, lda);
+}
+
 /* ---- the table ------------------------------------------------------------------------------- */
 
 static ft_backend_t make_table(void)
@@ -497,12 +626,14 @@ static ft_backend_t make_table(void)
     b.queue_create = c_queue_create;
     b.queue_destroy = c_queue_destroy;
     b.queue_wrap = c_queue_wrap;
+    b.queue_raise = c_queue_raise;
     b.sync = c_sync;
     b.fork = c_fork;
     b.event_create = c_event_create;
     b.event_destroy = c_event_destroy;
     b.event_record = c_event_record;
     b.event_elapsed = c_event_elapsed;
+    b.event_sync = c_event_sync;
     b.memset0 = c_memset0;
     b.set_matrix = c_set_matrix;
     b.get_matrix = c_get_matrix;
@@ -513,6 +644,10 @@ static ft_backend_t make_table(void)
     b.dtrmm = c_dtrmm;
     b.dtrsm = c_dtrsm;
     b.dgemv = c_dgemv;
+    b.lapack_work = c_lapack_work;
+    b.geqrf = c_geqrf;
+    b.larft = c_larft;
+    b.unit_lower = c_unit_lower;
     b.block_sums = ftla_cuda_block_sums;
     b.col_absmax = ftla_cuda_col_absmax;
     b.digest = ftla_cuda_digest;

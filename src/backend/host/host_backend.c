@@ -130,6 +130,8 @@ static void h_queue_destroy(ft_queue_t *q)
 
 static int h_queue_wrap(ft_queue_t *q, void *native) { return native ? FT_ERR_INVALID_VALUE : 0; }
 
+static int h_queue_raise(ft_queue_t *q) { return FT_SUCCESS; }
+
 static int h_sync(ft_queue_t *q)
 {
     drain(q, q->issued);
@@ -187,6 +189,13 @@ static int h_event_elapsed(ft_qevent_t *e0, ft_qevent_t *e1, double *s)
     if (e1->q) drain(e1->q, e1->seq);
     *s = e1->t - e0->t;
     return FT_SUCCESS;
+}
+
+static int h_event_sync(ft_qevent_t *e)
+{
+    if (!e->q) return FT_SUCCESS;
+    drain(e->q, e->seq);
+    return e->q->status;
 }
 
 /* ---- memory ------------------------------------------------------------------------------- */
@@ -371,6 +380,78 @@ static int h_dgemv(ft_queue_t *q, char ta, int64_t m, int64_t n, double alpha, c
     return ft_host_submit(q, run_gemv, &a, sizeof a);
 }
 
+/* ---- LAPACK on work memory (host memory: LAPACK itself) ---- */
+
+static int h_lapack_work(ft_queue_t *q, int64_t m, int64_t n, size_t *bytes)
+{
+    (void)q, (void)m;
+    *bytes = (size_t)(64 * (n > 1 ? n : 1)) * sizeof(double);
+    return FT_SUCCESS;
+}
+
+typedef struct {
+    int64_t m, n, lda, lwork;
+    double *A, *tau, *work;
+} geqrf_args;
+
+static int run_geqrf(void *p)
+{
+    const geqrf_args *a = p;
+    return ft_lapack_panel_qr(a->m, a->n, a->A, a->lda, a->tau, a->work, a->lwork);
+}
+
+static int h_geqrf(ft_queue_t *q, int64_t m, int64_t n, double *A, int64_t lda, double *tau,
+                   void *work, size_t bytes)
+{
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    geqrf_args a = {m, n, lda, (int64_t)(bytes / sizeof(double)), A, tau, work};
+    if (a.lwork < n) return FT_ERR_INTERNAL;
+    return ft_host_submit(q, run_geqrf, &a, sizeof a);
+}
+
+typedef struct {
+    int64_t m, k, ldv, ldt;
+    const double *V, *tau;
+    double *T;
+} larft_args;
+
+static int run_larft(void *p)
+{
+    const larft_args *a = p;
+    return ft_lapack_larft(a->m, a->k, a->V, a->ldv, a->tau, a->T, a->ldt);
+}
+
+static int h_larft(ft_queue_t *q, int64_t m, int64_t k, const double *V, int64_t ldv,
+                   const double *tau, double *T, int64_t ldt, void *work, size_t bytes)
+{
+    (void)work, (void)bytes;
+    if (k == 0) return FT_SUCCESS;
+    larft_args a = {m, k, ldv, ldt, V, tau, T};
+    return ft_host_submit(q, run_larft, &a, sizeof a);
+}
+
+typedef struct {
+    int64_t n, lda;
+    double *A;
+} unit_args;
+
+static int run_unit_lower(void *p)
+{
+    const unit_args *a = p;
+    for (int64_t c = 0; c < a->n; c++) {
+        for (int64_t r = 0; r < c; r++) a->A[r + c * a->lda] = 0.0;
+        a->A[c + c * a->lda] = 1.0;
+    }
+    return FT_SUCCESS;
+}
+
+static int h_unit_lower(ft_queue_t *q, int64_t n, double *A, int64_t lda)
+{
+    if (n == 0) return FT_SUCCESS;
+    unit_args a = {n, lda, A};
+    return ft_host_submit(q, run_unit_lower, &a, sizeof a);
+}
+
 /* generic reductions (host_reduce.c) */
 int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
                        int64_t ldx, int64_t T, double scale, double *sums, int64_t lds, double *abss,
@@ -391,12 +472,14 @@ static const ft_backend_t g_host = {
     .queue_create = h_queue_create,
     .queue_destroy = h_queue_destroy,
     .queue_wrap = h_queue_wrap,
+    .queue_raise = h_queue_raise,
     .sync = h_sync,
     .fork = h_fork,
     .event_create = h_event_create,
     .event_destroy = h_event_destroy,
     .event_record = h_event_record,
     .event_elapsed = h_event_elapsed,
+    .event_sync = h_event_sync,
     .memset0 = h_memset0,
     .set_matrix = h_copy,
     .get_matrix = h_copy,
@@ -407,6 +490,10 @@ static const ft_backend_t g_host = {
     .dtrmm = h_dtrmm,
     .dtrsm = h_dtrsm,
     .dgemv = h_dgemv,
+    .lapack_work = h_lapack_work,
+    .geqrf = h_geqrf,
+    .larft = h_larft,
+    .unit_lower = h_unit_lower,
     .block_sums = ft_host_block_sums,
     .col_absmax = ft_host_col_absmax,
     .digest = ft_host_digest,
