@@ -1,7 +1,8 @@
 /*
  * qr_internal.h — ft_dgeqrf's shared state (never installed). The module is split by idea:
  *   qr_api.c      public entry points, argument checks, workspace query, staging, the driver;
- *   qr_loop.c     the panel/update loop (panels on the host, updates on the backend), larfb;
+ *   qr_loop.c     the panel/update loop (panels on the host or on the backend, updates on the
+ *                 backend), larfb;
  *   qr_checks.c   threshold, checksum verification, location, in-place correction;
  *   qr_inject.c   the fault plan of a call, applied at panel boundaries;
  *   qr_profile.c  the phase profile (verbose >= 1, tester --profile);

@@ -1,6 +1,8 @@
 /*
  * qr_loop.c — the panel/update loop of ft_dgeqrf (MAGMA dgeqrf structure, paper 004): panels
- * factored on the host by LAPACK, trailing updates on the backend, one panel of lookahead:
+ * factored on the host by LAPACK (panel()) or in work memory by the backend (panel_dev(),
+ * policy.panel; docs/qr.md "Panel placement"), trailing updates on the backend, one panel of
+ * lookahead:
  * the next panel's columns are updated first on the main queue and copied to the host while the
  * side queue updates the rest and the checksum columns. On the host backend everything runs in
  * the caller's A; in deferred host mode the queues run out of order as ordering allows.
@@ -537,20 +539,17 @@ restart:
         }
         if (!arrived) FT_CHECK(qr_pc_arrive(g, p));
         FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m, g->gpanel ? NULL : hT, nb));
-        /* panels in work memory: the checksum columns' update beside the rest of the trailing
-         * update (a product of m_i x 3B columns that runs at a fraction of the device's rate:
-         * on the side queue it cost 23 ms of 282 at n = 16384, bench/NOTES.md) */
-        if (g->gpanel && g->protect)
-            FT_CHECK(larfb(g, g->qck, mi, QR_NCS * g->ncb, ib, g->dV[b], m,
-                           (g->dT + p * nb * nb), nb, g->dCS + i, m, g->dWc, nb));
         th = hp_add(g, QR_HP_PROT, th);
         if (j0 < n)
             FT_CHECK(larfb(g, g->qs, mi, n - j0 - la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            dA + i + (j0 + la) * ld, ld, g->dWb, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
-        if (g->protect && !g->gpanel)
-            FT_CHECK(larfb(g, g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
-                           g->dCS + i, m, g->dWc, nb));
+        /* the checksum columns: behind the rest on the side queue; with panels in work memory
+         * beside it, on the check queue (a product of m_i x 3B columns that runs at a fraction
+         * of the device's rate: on the side queue it cost 23 ms of 282 at n = 16384) */
+        if (g->protect)
+            FT_CHECK(larfb(g, g->gpanel ? g->qck : g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m,
+                           (g->dT + p * nb * nb), nb, g->dCS + i, m, g->dWc, nb));
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
         /* panels in work memory: the side queue waits for what ran beside the update (the
          * checks on arrival, the checkpoint, the checksum columns), so that the lookahead of
