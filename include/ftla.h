@@ -373,6 +373,68 @@ int ft_dgeqrf_gpu_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int
     ft_dgeqrf_gpu_ex_v((ctx), (m), (n), (dA), (ldda), (tau), (info), (report), sizeof(ft_report_t))
 
 /* ------------------------------------------------------------------------------------------- */
+/* Timeline of a call (issue 10; docs/qr.md "Timeline")                                          */
+/* ------------------------------------------------------------------------------------------- */
+
+/** Where a span of the timeline ran: the host thread of the call, or one of the call's queues
+ *  (ft_dgeqrf: MAIN = the panels and the lookahead, SIDE = the rest of each trailing update,
+ *  CHECK = the checks on a panel's arrival, the checkpoint of Q and (panels on the device) the
+ *  checksum columns, sharing the queue of the copies in; COPY_OUT = panels to the host). */
+typedef enum {
+    FT_LANE_HOST = 0, FT_LANE_MAIN = 1, FT_LANE_SIDE = 2, FT_LANE_CHECK = 3,
+    FT_LANE_COPY_OUT = 4, FT_NLANES = 5
+} ft_lane_t;
+
+/** What a span was. */
+typedef enum {
+    FT_PHASE_ENCODE = 0,     /**< checksums of the input, thresholds (host: until done) */
+    FT_PHASE_PANEL = 1,      /**< a panel factorization (host LAPACK or on the device) */
+    FT_PHASE_LOOKAHEAD = 2,  /**< the next panel's columns updated */
+    FT_PHASE_UPDATE = 3,     /**< the rest of the trailing update */
+    FT_PHASE_CHECKSUM = 4,   /**< the checksum columns' update */
+    FT_PHASE_ARRIVE = 5,     /**< a panel's checks and digests on arrival (and copies in) */
+    FT_PHASE_CHECKPOINT = 6, /**< the checkpoint of the panel's Householder vectors */
+    FT_PHASE_AFTER = 7,      /**< the digests of V and T after their update */
+    FT_PHASE_COPY = 8,       /**< a panel copied to the host */
+    FT_PHASE_WAIT = 9,       /**< the host waiting for the device */
+    FT_PHASE_CHECKS = 10,    /**< the host's checks (results that came back, sync points) */
+    FT_PHASE_ISSUE = 11,     /**< the host issuing work */
+    FT_PHASE_SEAL = 12,      /**< the seals of a host panel */
+    FT_PHASE_VERIFY = 13,    /**< a verification of the checksum columns (host: until done) */
+    FT_PHASE_STAGE = 14,     /**< host data copied in or out (host: until done) */
+    FT_PHASE_RECOVER = 15,   /**< a recovery or re-factorization (host: until done) */
+    FT_NPHASES = 16
+} ft_phase_t;
+
+/** One span: lane, phase, panel step (-1: none), start and end in seconds from the call's
+ *  start (device spans: from the queue's events, placed on the host's clock at the call's
+ *  start; a span that waited in its queue begins when the queue reached it). */
+typedef struct {
+    int lane, phase;
+    int64_t step;
+    double t0, t1;
+} ft_span_t;
+
+/** A caller's buffer for the timeline of the next calls on a context. Each traced call
+ *  overwrites it: count spans written (at most capacity), dropped = spans that did not fit,
+ *  total = the call's seconds. */
+typedef struct {
+    ft_span_t *spans;
+    int64_t capacity;
+    int64_t count, dropped;
+    double total;
+} ft_trace_t;
+
+/** Trace the next calls on ctx into trace (NULL: stop). Only ft_dgeqrf records spans today;
+ *  tracing adds a few microseconds of host time per span (two events on a device). The caller
+ *  keeps trace and its spans alive while it is set. */
+int ft_context_set_trace(ft_context_t *ctx, ft_trace_t *trace);
+/** Names of lanes and phases ("host", "main", ...; "panel", "update", ...), "?" when out of
+ *  range. */
+const char *ft_lane_name(int lane);
+const char *ft_phase_name(int phase);
+
+/* ------------------------------------------------------------------------------------------- */
 /* Recovery of propagated errors in ft_dgeqrf, and the FT factor (docs/recovery.md)              */
 /* ------------------------------------------------------------------------------------------- */
 

@@ -105,6 +105,28 @@ add_test(NAME testing_ft_dgeqrf_inject_gpanel_cpu
                  --panel gpu --device cpu)
 set_tests_properties(testing_ft_dgeqrf_gpanel_cpu testing_ft_dgeqrf_inject_gpanel_cpu
                      PROPERTIES LABELS cpu TIMEOUT 300)
+# the timeline (issue 10): the API (test_trace) and the tester's --trace, each placement
+ftla_test_target(test_trace)
+add_test(NAME test_trace_cpu COMMAND test_trace cpu)
+add_test(NAME test_trace_deferred_cpu COMMAND test_trace cpu)
+set_tests_properties(test_trace_deferred_cpu PROPERTIES ENVIRONMENT "FTLA_HOST_DEFERRED=1")
+add_test(NAME testing_ft_dgeqrf_trace_cpu
+         COMMAND testing_ft_dgeqrf -M 700 -N 500 --nb 32 --crossover -1 --verify-every 4
+                 --trace --panel cpu --device cpu)
+add_test(NAME testing_ft_dgeqrf_trace_gpanel_cpu
+         COMMAND testing_ft_dgeqrf -M 700 -N 500 --nb 32 --crossover -1 --trace --panel gpu
+                 --device cpu)
+set_tests_properties(test_trace_cpu test_trace_deferred_cpu testing_ft_dgeqrf_trace_cpu
+                     testing_ft_dgeqrf_trace_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME test_trace_gpu COMMAND test_trace cuda)
+add_test(NAME testing_ft_dgeqrf_trace_gpu
+         COMMAND testing_ft_dgeqrf -N 3000 --crossover -1 --trace --panel gpu --device cuda
+                 --gpu-pointers)
+add_test(NAME testing_ft_dgeqrf_trace_cpanel_gpu
+         COMMAND testing_ft_dgeqrf -N 1500 --crossover -1 --trace --panel cpu --device cuda)
+set_tests_properties(test_trace_gpu testing_ft_dgeqrf_trace_gpu
+                     testing_ft_dgeqrf_trace_cpanel_gpu
+                     PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_test(NAME testing_ft_dgeqrf_cpanel_gpu
          COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
                  --panel cpu --device cuda)

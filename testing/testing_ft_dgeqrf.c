@@ -6,7 +6,7 @@
  *   testing_ft_dgeqrf [-M m] [-N n] [--nb nb] [--check] [--niter n] [--device cpu|cuda|auto]
  *                     [--inject SPEC]... [--verify-every q] [--protect on|off] [--seed s]
  *                     [--tol t] [--crossover c] [--gpu-pointers] [--verbose v] [--profile]
- *                     [--expect any|corrected|located]
+ *                     [--expect any|corrected|located] [--trace] [--trace-file F]
  *
  * -M/-N take a value or a range start:end:step; -N alone means square. SPEC is
  * region[:key=value]... with region R|trailing|Q|checksum and keys step, row, col, bit, value
@@ -27,6 +27,13 @@
  * --profile: one more fault-free protected run per size with policy.verbose = 1; the library's
  * "ftla: dgeqrf phases: ..." line of that run (stderr, captured) is printed after the size's row
  * with a `%` prefix (docs/qr.md "Where the time goes"); not timed, not part of ok/failed.
+ * --trace: one more fault-free protected run per size with the library's timeline
+ * (ft_context_set_trace, docs/qr.md "Timeline"): per step the milliseconds of each phase on each
+ * lane, then totals, each lane's busy time and the device's (the union of its queues' spans) and
+ * idle time, `%`-prefixed. It counts as a row of its own: passed when the call returned 0 and
+ * the timeline is well formed (spans recorded, none dropped, 0 <= t0 <= t1 <= the call's
+ * length, panel and update spans present). --trace-file F appends every span as CSV
+ * (m,n,lane,phase,step,t0_ms,t1_ms) for bench/plot_trace.py.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_dgeqrf_common.h"
@@ -52,6 +59,8 @@ typedef struct {
     tu_sizes_t M, N;
     int haveM, haveN;
     int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose, profile;
+    int trace;
+    const char *trace_file;
     int panel; /* policy.panel (ft_panel_t) */
     int expect; /* EXPECT_* */
     ft_device_t device;
@@ -82,6 +91,9 @@ static void usage(const char *prog)
            "  --verbose v            policy.verbose (1: a line per call, 2: per event)\n"
            "  --profile              one more protected run per size at verbose 1: print its\n"
            "                         phases line (panel, waits, updates, checksums, copies)\n"
+           "  --trace                one more protected run per size with the library's\n"
+           "                         timeline: per-step phases, lanes' busy and idle time\n"
+           "  --trace-file F         --trace, and every span appended to F as CSV\n"
            "  --expect any|corrected|located\n"
            "                         outcome the injected faults must have (default any:\n"
            "                         corrected, or located with FT_ERR_NOT_RECOVERED)\n",
@@ -178,6 +190,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
         } else if (!strcmp(a, "--seed")) {
             char *end;
             bad = !v || (o->seed = strtoull(v, &end, 10), end == v || *end);
+        } else if (!strcmp(a, "--trace-file")) {
+            bad = !v;
+            o->trace = 1, o->trace_file = v;
         } else if (!strcmp(a, "--tol")) {
             char *end;
             bad = !v || (o->tol = strtod(v, &end), end == v || *end || !(o->tol > 0));
@@ -186,6 +201,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
             if (!strcmp(a, "--check")) o->check = 1;
             else if (!strcmp(a, "--gpu-pointers")) o->gpu_pointers = 1;
             else if (!strcmp(a, "--profile")) o->profile = 1;
+            else if (!strcmp(a, "--trace")) o->trace = 1;
             else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 usage(argv[0]);
                 exit(0);
@@ -433,6 +449,126 @@ static void profile_run(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n
     free(tau);
 }
 
+static int cmp_span(const void *a, const void *b)
+{
+    const ft_span_t *x = a, *y = b;
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* --trace: one fault-free protected run with the timeline; returns 1 when it passed. */
+static int trace_run(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n, const double *A)
+{
+    const int64_t k = m < n ? m : n, cap = 1 << 20;
+    double *AF = tu_malloc(m * n), *tau = tu_malloc(k), secs;
+    ft_trace_t tr = {.spans = malloc((size_t)cap * sizeof(ft_span_t)), .capacity = cap};
+    set_policy(ctx, o, 1);
+    ft_inject_clear(ctx);
+    ft_report_t rep;
+    int st = tr.spans ? ft_context_set_trace(ctx, &tr) : FT_ERR_ALLOC;
+    if (!st) st = run_ftla(o, ctx, m, n, A, AF, tau, &rep, &secs);
+    ft_context_set_trace(ctx, NULL);
+    set_policy(ctx, o, o->protect);
+    char why[160] = "";
+    const double tot = tr.total;
+    int have_panel = 0, have_update = 0;
+    for (int64_t s = 0; s < tr.count && !why[0]; s++) {
+        const ft_span_t *x = &tr.spans[s];
+        if (!(x->t0 >= -1e-4 && x->t0 <= x->t1 + 1e-9 && x->t1 <= tot + 1e-4) ||
+            x->lane < 0 || x->lane >= FT_NLANES || x->phase < 0 || x->phase >= FT_NPHASES)
+            snprintf(why, sizeof why, "span %lld (%s/%s step %lld) [%.6f, %.6f] s outside [0, "
+                     "%.6f]", (long long)s, ft_lane_name(x->lane), ft_phase_name(x->phase),
+                     (long long)x->step, x->t0, x->t1, tot);
+        have_panel |= x->phase == FT_PHASE_PANEL;
+        have_update |= x->phase == FT_PHASE_UPDATE || x->phase == FT_PHASE_LOOKAHEAD;
+    }
+    if (st) snprintf(why, sizeof why, "status %d (%s)", st, ft_strerror(st));
+    else if (!why[0] && (tr.count == 0 || tr.dropped))
+        snprintf(why, sizeof why, "%lld spans, %lld dropped", (long long)tr.count,
+                 (long long)tr.dropped);
+    else if (!why[0] && (!have_panel || (!have_update && n > k)))
+        snprintf(why, sizeof why, "no %s span", have_panel ? "update" : "panel");
+    /* per step and phase, per lane, the device's union */
+    const int64_t np = tr.count ? 1 + k : 1; /* steps are < k */
+    double *ph = calloc((size_t)(np + 1) * FT_NPHASES, sizeof(double));
+    double lane[FT_NLANES] = {0}, tph[FT_NPHASES] = {0}, hostph[FT_NPHASES] = {0};
+    int64_t maxstep = -1;
+    ft_span_t *dev = malloc((size_t)(tr.count + 1) * sizeof *dev);
+    int64_t nd = 0;
+    for (int64_t s = 0; s < tr.count && ph && dev; s++) {
+        const ft_span_t *x = &tr.spans[s];
+        const double d = x->t1 - x->t0;
+        lane[x->lane] += d;
+        if (x->lane == FT_LANE_HOST) hostph[x->phase] += d;
+        else {
+            tph[x->phase] += d;
+            dev[nd++] = *x;
+        }
+        if (x->step >= 0 && x->step < np) {
+            /* host spans: the panel (CPU panels) and the waits, in their own columns */
+            const int f = x->lane != FT_LANE_HOST ? x->phase
+                          : x->phase == FT_PHASE_PANEL ? FT_PHASE_SEAL
+                          : x->phase == FT_PHASE_WAIT ? FT_PHASE_WAIT : -1;
+            if (f >= 0) ph[x->step * FT_NPHASES + f] += d;
+            if (x->step > maxstep) maxstep = x->step;
+        }
+    }
+    double uni = 0.0, end = -1.0;
+    if (dev) {
+        qsort(dev, (size_t)nd, sizeof *dev, cmp_span);
+        double a = 0.0;
+        for (int64_t s = 0; s < nd; s++) {
+            if (dev[s].t0 > end) {
+                if (end > a) uni += end - a;
+                a = dev[s].t0, end = dev[s].t1;
+            } else if (dev[s].t1 > end) end = dev[s].t1;
+        }
+        if (end > a) uni += end - a;
+    }
+    printf("%% trace %lld x %lld: call %.3f ms, %lld spans (%lld dropped)%s%s\n", (long long)m,
+           (long long)n, 1e3 * tot, (long long)tr.count, (long long)tr.dropped,
+           why[0] ? ": FAILED: " : "", why);
+    printf("%% trace step    panel lookahead   update checksum   arrive  ckpoint    after     "
+           "copy  h_panel   h_wait  (ms; h_: host)\n");
+    static const int cols[] = {FT_PHASE_PANEL, FT_PHASE_LOOKAHEAD, FT_PHASE_UPDATE,
+                               FT_PHASE_CHECKSUM, FT_PHASE_ARRIVE, FT_PHASE_CHECKPOINT,
+                               FT_PHASE_AFTER, FT_PHASE_COPY, FT_PHASE_SEAL, FT_PHASE_WAIT};
+    for (int64_t p = 0; p <= maxstep && ph; p++) {
+        printf("%% trace %4lld", (long long)p);
+        for (size_t c = 0; c < sizeof cols / sizeof cols[0]; c++)
+            printf(" %8.3f", 1e3 * ph[p * FT_NPHASES + cols[c]]);
+        printf("\n");
+    }
+    printf("%% trace device phases (ms):");
+    for (int f = 0; f < FT_NPHASES; f++)
+        if (tph[f] > 0) printf(" %s %.3f", ft_phase_name(f), 1e3 * tph[f]);
+    printf("\n%% trace host phases (ms):");
+    for (int f = 0; f < FT_NPHASES; f++)
+        if (hostph[f] > 0) printf(" %s %.3f", ft_phase_name(f), 1e3 * hostph[f]);
+    printf("\n%% trace lanes busy (ms):");
+    for (int l = 0; l < FT_NLANES; l++) printf(" %s %.3f", ft_lane_name(l), 1e3 * lane[l]);
+    printf("; device busy (union of its queues' spans) %.3f ms = %.1f %% of the call, idle "
+           "%.3f ms\n", 1e3 * uni, tot > 0 ? 100.0 * uni / tot : 0.0, 1e3 * (tot - uni));
+    if (o->trace_file && tr.count) {
+        FILE *f = fopen(o->trace_file, "a");
+        if (!f) snprintf(why, sizeof why, "cannot open %s", o->trace_file);
+        else {
+            for (int64_t s = 0; s < tr.count; s++)
+                fprintf(f, "%lld,%lld,%s,%s,%lld,%.6f,%.6f\n", (long long)m, (long long)n,
+                        ft_lane_name(tr.spans[s].lane), ft_phase_name(tr.spans[s].phase),
+                        (long long)tr.spans[s].step, 1e3 * tr.spans[s].t0,
+                        1e3 * tr.spans[s].t1);
+            fclose(f);
+        }
+    }
+    fflush(stdout);
+    free(ph);
+    free(dev);
+    free(tr.spans);
+    free(AF);
+    free(tau);
+    return !why[0];
+}
+
 int main(int argc, char **argv)
 {
     opts_t o;
@@ -527,6 +663,10 @@ int main(int argc, char **argv)
         if (note[0]) printf("%%   %s\n", note);
         fflush(stdout);
         if (o.profile) profile_run(&o, ctx, m, n, A);
+        if (o.trace) {
+            if (trace_run(&o, ctx, m, n, A)) tu_passed++;
+            else tu_failed++;
+        }
         if (ok) tu_passed++;
         else tu_failed++;
         free(A);

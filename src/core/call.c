@@ -2,6 +2,7 @@
  * staging, report epilogue. */
 #include "core/call.h"
 #include "core/inject.h"
+#include "core/trace.h"
 #include "core/size.h"
 
 #include <string.h>
@@ -139,6 +140,7 @@ int ft_call_end(ft_call_t *c, int status)
     if (c->selected) {
         int s = ft_call_sync(c);
         if (s && !status) status = s;
+        ft_trace_finish(c); /* the queues are idle: the timeline's events can be read */
         for (int i = 0; i < c->nqueues; i++) ft_queue_put(ctx, c->be, c->queues[i]);
         for (int i = 0; i < c->nevents; i++) ft_event_put(ctx, c->be, c->events[i]);
         const int b = ft_backend_index(c->be);

@@ -42,6 +42,7 @@ typedef struct ft_call {
     int nevents;
     int work_mark, pin_mark;
     char desc[128]; /* shape of the call for the log line, set by the module */
+    struct ft_tracer *tr; /* the timeline being recorded (core/trace.h), or NULL */
 } ft_call_t;
 
 /* Start a call. ctx may be NULL (the calling thread's default context). report/report_size: the

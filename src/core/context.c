@@ -1,6 +1,7 @@
 /* context.c — contexts, policy, and the context's resources: pools of queues and events,
  * workspace arenas (context.h). */
 #include "core/context.h"
+#include "core/trace.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -103,6 +104,7 @@ int ft_context_create(ft_context_t **out, ft_device_t device)
 int ft_context_destroy(ft_context_t *ctx)
 {
     if (!ctx) return FT_SUCCESS;
+    ft_trace_destroy(ctx);
     for (int b = 0; b < FT_NBACKENDS; b++) {
         const ft_backend_t *be = b ? ft_backend_cuda() : ft_backend_host();
         if (!be) continue;

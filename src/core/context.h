@@ -67,6 +67,11 @@ struct ft_context {
     ft_pool_t pool[FT_NBACKENDS];
     ft_arena_t work[FT_NBACKENDS];
     ft_arena_t pinned[FT_NBACKENDS];
+    /* the timeline (ft_context_set_trace, core/trace.c): the caller's buffer, and the events
+     * of traced calls per backend, created on first need and kept */
+    ft_trace_t *trace;
+    ft_qevent_t **tev[FT_NBACKENDS];
+    int64_t ntev[FT_NBACKENDS];
 };
 
 /* Arena operations. pinned = 0: be->alloc (work memory), 1: be->alloc_host. */

@@ -132,11 +132,14 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
         g.qm = qp;
     }
     if (g.prof) FT_CHECK(qr_profile_events(&g));
+    FT_CHECK(ft_trace_start(c, g.qm));
 
     if (host_on_gpu) {
         g.ldda = ldst;
         double tc = g.prof ? ft_wtime() : 0.0;
+        const int sp = qr_tb(&g, g.qm, FT_PHASE_STAGE, -1);
         FT_CHECK(ft_stage_in(c, g.qm, m, n, A, lda, g.ldda, &g.dA));
+        qr_te(&g, sp, g.qm);
         if (g.prof) { /* profiling only: wait for the copy so that it is not billed to encode */
             FT_CHECK(be->sync(g.qm));
             g.ph_in = ft_wtime() - tc;
@@ -151,7 +154,9 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     int st = qr_factor(&g);
     if (!st && host_on_gpu) {
         double tc = g.prof ? ft_wtime() : 0.0;
+        const double t0 = ft_wtime();
         st = ft_stage_out(c, g.qm, m, n, g.dA, g.ldda, A, lda);
+        ft_trace_host(c, FT_PHASE_STAGE, g.np, t0, ft_wtime());
         if (g.prof) g.ph_out = ft_wtime() - tc;
     }
     if (!st) {

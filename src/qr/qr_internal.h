@@ -19,6 +19,7 @@
 #include "abft/abft.h"
 #include "core/call.h"
 #include "core/team.h"
+#include "core/trace.h"
 
 typedef struct {
     ft_fault_t f;
@@ -160,6 +161,7 @@ typedef struct {
     /* where the host's time goes in the loop, always measured (a few clock reads per step;
      * logged with the profile): QR_HP_* */
     double hp[8];
+    int64_t tstep;  /* the step the host is in, for the timeline (core/trace.h) */
     ft_team_t team; /* helpers for the seals of V (qr_loop.c) */
     ft_qevent_t *ev[QR_EV_SLOTS][4];
     int64_t ev_next;             /* first step whose events have not been read yet */
@@ -180,6 +182,17 @@ enum { QR_RPH_W, QR_RPH_BELOW, QR_RPH_Z2H, QR_RPH_COLJ, QR_RPH_H2T, QR_RPH_CSUM,
        QR_RPH_N };
 
 static inline int64_t qr_imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* The timeline (core/trace.h): a span of phase ph on queue q (its lane by the queue) from
+ * here; qr_te ends it after the work issued on q so far. No-ops when the call is not traced. */
+static inline int qr_tb(qr_t *g, ft_queue_t *q, int ph, int64_t step)
+{
+    if (!ft_traced(g->call)) return -1;
+    const int lane = q == g->qs ? FT_LANE_SIDE : q == g->qh2d ? FT_LANE_CHECK
+                     : q == g->qd2h ? FT_LANE_COPY_OUT : FT_LANE_MAIN;
+    return ft_trace_begin(g->call, q, lane, ph, step);
+}
+static inline void qr_te(qr_t *g, int span, ft_queue_t *q) { ft_trace_end(g->call, span, q); }
 static inline int64_t qr_imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline ft_qevent_t *qr_ev(const qr_t *g, int64_t step, int which)
 {

@@ -34,8 +34,12 @@ static int larfb(qr_t *g, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib, con
 /* Adds the time since t0 to host phase ph; returns now. */
 static double hp_add(qr_t *g, int ph, double t0)
 {
+    static const int tph[QR_HP_N] = {FT_PHASE_WAIT, FT_PHASE_CHECKS, FT_PHASE_PANEL,
+                                     FT_PHASE_ISSUE, FT_PHASE_ISSUE, FT_PHASE_ISSUE,
+                                     FT_PHASE_ISSUE, FT_PHASE_SEAL};
     const double t = ft_wtime();
     g->hp[ph] += t - t0;
+    if (t - t0 > 2e-6) ft_trace_host(g->call, tph[ph], g->tstep, t0, t);
     return t;
 }
 
@@ -138,6 +142,7 @@ static int panel_dev(qr_t *g, int64_t p, int b)
     const int64_t ld = g->ldda;
     const int64_t h = g->nplan && qr_planned(g, FT_REGION_PANEL, p) ? ib / 2 : 0;
     double *P = g->dA + i + i * ld, *tau = g->dTau + i, *V = g->dV[b], *T = g->dT + p * nb * nb;
+    const int sp = qr_tb(g, q, FT_PHASE_PANEL, p);
     FT_CHECK(qr_pc_sum(g, p, q));
     if (h > 0) { /* the first half, its reflectors applied to the second */
         FT_CHECK(be->geqrf(q, mi, h, P, ld, tau, g->dLw, g->lw_bytes));
@@ -162,6 +167,7 @@ static int panel_dev(qr_t *g, int64_t p, int b)
     double *ring = g->hArr + (p % 3) * (nb * nb + nb);
     FT_CHECK(be->get_matrix(q, ib, ib, P, ld, ring, nb));
     FT_CHECK(be->get_matrix(q, ib, 1, tau, ib, ring + nb * nb, ib));
+    qr_te(g, sp, q);
     g->gp_next = p + 1;
     return FT_SUCCESS;
 }
@@ -317,7 +323,16 @@ int qr_setup(qr_t *g)
 /* After a check asked for a re-factorization (qr_checks.c): restore and re-transform the
  * columns from that panel on, then check them against the original checksums. *p0 = the panel
  * step the loop starts again from. */
+static int restart_one(qr_t *g, int64_t *p0);
 static int restart_from(qr_t *g, int64_t *p0)
+{
+    const double t0 = ft_wtime();
+    const int st = restart_one(g, p0);
+    ft_trace_host(g->call, FT_PHASE_RECOVER, *p0, t0, ft_wtime());
+    return st;
+}
+
+static int restart_one(qr_t *g, int64_t *p0)
 {
     const int64_t P = g->refactor_from;
     g->refactor_from = -1;
@@ -377,6 +392,7 @@ static int factor(qr_t *g)
             ft_log(g->ctx, 1, "dgeqrf: input not finite: panels on the host");
         }
         FT_CHECK(qr_pc_init(g));
+        ft_trace_host(g->call, FT_PHASE_ENCODE, -1, t0, ft_wtime());
         g->tprot += ft_wtime() - t0;
         if (g->prof) g->ph_csum += ft_wtime() - t0;
     }
@@ -391,6 +407,7 @@ restart:
         double *hP = g->host ? dA + i + i * ld : b ? g->hV : g->hP; /* two, by step */
         const int64_t ldp = g->host ? ld : g->ldp;
         double tw = g->prof ? ft_wtime() : 0.0;
+        g->tstep = p;
         if (qr_needs_sync(g, p) || p == p0) {
             FT_CHECK(be->sync(g->qm));
             FT_CHECK(be->sync(g->qs));
@@ -419,14 +436,23 @@ restart:
                 FT_CHECK(qr_inject(g, FT_REGION_TRAILING, p));
                 if (g->protect) FT_CHECK(qr_inject(g, FT_REGION_CHECKSUM, p));
             }
-            if (g->protect && g->q > 0 && p % g->q == 0) FT_CHECK(qr_verify(g, i, p));
+            if (g->protect && g->q > 0 && p % g->q == 0) {
+                th = hp_add(g, QR_HP_CHECK, th);
+                FT_CHECK(qr_verify(g, i, p));
+                const double tv = ft_wtime();
+                ft_trace_host(g->call, FT_PHASE_VERIFY, p, th, tv);
+                g->hp[QR_HP_CHECK] += tv - th; /* a host check, as before the timeline */
+                th = tv;
+            }
             if (g->refactor_from >= 0) {
                 while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
                 goto restart;
             }
             if (!g->gpanel) {
+                const int sp = qr_tb(g, g->qd2h, FT_PHASE_COPY, p);
                 FT_CHECK(qr_pc_sum(g, p, g->qd2h));
                 FT_CHECK(be->get_matrix(g->qd2h, mi, ib, dA + i + i * ld, ld, hP, ldp));
+                qr_te(g, sp, g->qd2h);
             }
             if (g->prof) tw = ft_wtime();
             th = hp_add(g, QR_HP_CHECK, th);
@@ -460,6 +486,7 @@ restart:
         if ((st = panel(g, p, hP, ldp, hT, &th))) return st;
         if (g->prof) g->ph_panel += ft_wtime() - tw;
         if (g->cp_pending) FT_CHECK(qr_source_order(g)); /* the first write to A */
+        const int spc = qr_tb(g, g->qh2d, FT_PHASE_COPY, p);
         FT_CHECK(be->set_matrix(g->qh2d, mi, ib, hP, ldp, dA + i + i * ld, ld));
         /* V as the updates apply it (explicit zeros and unit diagonal): the rows below the top
          * block from the panel just copied in, the top block from the host. (Step p-2's V,
@@ -469,6 +496,7 @@ restart:
                                  m));
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, g->hVt, nb, g->dV[b], m));
         FT_CHECK(be->set_matrix(g->qh2d, ib, ib, hT, nb, (g->dT + p * nb * nb), nb));
+        qr_te(g, spc, g->qh2d);
     issued:;
         const int arrived = g->nplan && qr_planned_arrival(g, p);
         if (arrived) {
@@ -495,8 +523,10 @@ restart:
         int sum_next = 0;
         if (la > 0) {
             FT_CHECK(be->fork(g->qs, g->qm)); /* the rest of step p-1 */
+            const int sp = qr_tb(g, g->qm, FT_PHASE_LOOKAHEAD, p);
             FT_CHECK(larfb(g, g->qm, mi, la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            dA + i + j0 * ld, ld, g->dWa, nb));
+            qr_te(g, sp, g->qm);
             if (g->prof) {
                 g->ev_la[p % QR_EV_SLOTS] = 1;
                 FT_CHECK(be->event_record(qr_ev(g, p, 1), g->qm));
@@ -508,7 +538,9 @@ restart:
                  * device beside it (below), and the copy in of the factored panel waits for it */
                 if (g->host) FT_CHECK(qr_pc_sum(g, p + 1, g->qm));
                 FT_CHECK(be->fork(g->qm, g->qd2h));
+                const int spo = qr_tb(g, g->qd2h, FT_PHASE_COPY, p + 1);
                 FT_CHECK(be->get_matrix(g->qd2h, m - j0, la, dA + j0 + j0 * ld, ld, hP2, ldp));
+                qr_te(g, spo, g->qd2h);
                 sum_next = !g->host && g->pcheck;
             }
         }
@@ -534,22 +566,34 @@ restart:
          * and sigma A_p; the panel's check and digests on arrival and the checkpoint of its
          * vectors, on the copy-in queue behind the forks */
         if (sum_next) {
+            const int sp = qr_tb(g, g->qm, FT_PHASE_ARRIVE, p + 1);
             FT_CHECK(qr_pc_sum(g, p + 1, g->qm));
+            qr_te(g, sp, g->qm);
             FT_CHECK(be->fork(g->qm, g->qh2d));
         }
+        int sp = qr_tb(g, g->qck, FT_PHASE_ARRIVE, p);
         if (!arrived) FT_CHECK(qr_pc_arrive(g, p));
+        qr_te(g, sp, g->qck);
+        sp = qr_tb(g, g->qck, FT_PHASE_CHECKPOINT, p);
         FT_CHECK(qr_q_checkpoint(g, i, ib, mi, g->dV[b], m, g->gpanel ? NULL : hT, nb));
+        qr_te(g, sp, g->qck);
         th = hp_add(g, QR_HP_PROT, th);
+        sp = qr_tb(g, g->qs, FT_PHASE_UPDATE, p);
         if (j0 < n)
             FT_CHECK(larfb(g, g->qs, mi, n - j0 - la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
                            dA + i + (j0 + la) * ld, ld, g->dWb, nb));
+        qr_te(g, sp, g->qs);
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
         /* the checksum columns: behind the rest on the side queue; with panels in work memory
          * beside it, on the check queue (a product of m_i x 3B columns that runs at a fraction
          * of the device's rate: on the side queue it cost 23 ms of 282 at n = 16384) */
-        if (g->protect)
-            FT_CHECK(larfb(g, g->gpanel ? g->qck : g->qs, mi, QR_NCS * g->ncb, ib, g->dV[b], m,
-                           (g->dT + p * nb * nb), nb, g->dCS + i, m, g->dWc, nb));
+        if (g->protect) {
+            ft_queue_t *qc = g->gpanel ? g->qck : g->qs;
+            sp = qr_tb(g, qc, FT_PHASE_CHECKSUM, p);
+            FT_CHECK(larfb(g, qc, mi, QR_NCS * g->ncb, ib, g->dV[b], m, (g->dT + p * nb * nb),
+                           nb, g->dCS + i, m, g->dWc, nb));
+            qr_te(g, sp, qc);
+        }
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
         /* panels in work memory: the side queue waits for what ran beside the update (the
          * checks on arrival, the checkpoint, the checksum columns), so that the lookahead of
@@ -557,7 +601,9 @@ restart:
          * for them too */
         if (g->gpanel) FT_CHECK(be->fork(g->qck, g->qs));
         /* the reflectors after the update that applied them */
+        sp = qr_tb(g, g->qs, FT_PHASE_AFTER, p);
         FT_CHECK(qr_pc_after(g, p));
+        qr_te(g, sp, g->qs);
         if (g->gpanel) FT_CHECK(be->event_record(g->evg[p % 3], g->qs));
         th = hp_add(g, QR_HP_REST, th);
         /* the seal of the vectors and the bound of the panel's check, while the queues work
@@ -584,12 +630,15 @@ restart:
         FT_CHECK(qr_inject(g, FT_REGION_TAU, g->np - 1));
         FT_CHECK(qr_inject_kept(g, g->np + 2));
     }
+    double tv = ft_wtime();
     if (g->protect) FT_CHECK(qr_verify(g, k, g->np));
     if (g->refactor_from >= 0) {
         while (g->refactor_from >= 0) FT_CHECK(restart_from(g, &p0));
         goto restart;
     }
     /* the Householder vectors and tau against their checkpoint */
-    return qr_q_verify(g, k, g->np, 0); /* no T is applied after this */
+    st = qr_q_verify(g, k, g->np, 0); /* no T is applied after this */
+    ft_trace_host(g->call, FT_PHASE_VERIFY, g->np, tv, ft_wtime());
+    return st;
 }
 
