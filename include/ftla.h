@@ -136,7 +136,12 @@ typedef struct {
                            (in work memory on the call's backend: cuSOLVER's geqrf on CUDA; host
                            LAPACK through the same driver on the CPU backend). Every protection
                            works in each. AUTO: the environment's FTLA_PANEL=cpu|gpu when set,
-                           else GPU on CUDA and CPU on the CPU backend. */
+                           else GPU on CUDA and CPU on the CPU backend; on CUDA, with nb = 0,
+                           the performance model (ft_dgeqrf_model) picks both. */
+    double error_rate;/**< ft_dgeqrf: soft errors per second the caller expects (>= 0; 0 = not
+                           given). With verify_every = 0 and a rate, the online verification
+                           interval is the performance model's Young/Daly choice (docs/qr.md
+                           "Performance model"). */
     /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
 
@@ -371,6 +376,40 @@ int ft_dgeqrf_gpu_ex_v(ft_context_t *ctx, ft_int m, ft_int n, double *dA, ft_int
                        double *tau, ft_int *info, ft_report_t *report, size_t report_size);
 #define ft_dgeqrf_gpu_ex(ctx, m, n, dA, ldda, tau, info, report)                                   \
     ft_dgeqrf_gpu_ex_v((ctx), (m), (n), (dA), (ldda), (tau), (info), (report), sizeof(ft_report_t))
+
+/* ------------------------------------------------------------------------------------------- */
+/* Performance model of ft_dgeqrf (issue 10; docs/qr.md "Performance model")                     */
+/* ------------------------------------------------------------------------------------------- */
+
+/** What the model predicts for an m x n ft_dgeqrf on a context, and what it chooses. */
+typedef struct {
+    double seconds;       /**< predicted time of the chosen configuration */
+    int panel;            /**< FT_PANEL_CPU or FT_PANEL_GPU chosen */
+    int nb;               /**< block size chosen */
+    int lookahead;        /**< lookahead depth chosen (the loop has depths 0 and 1) */
+    int verify_every;     /**< online verification interval (Young/Daly from policy.error_rate;
+                               0 = at the end only) */
+    double seconds_depth0;/**< the chosen placement and nb without lookahead */
+    double seconds_cpu;   /**< the best of FT_PANEL_CPU (0 when not considered) */
+    double seconds_gpu;   /**< the best of FT_PANEL_GPU (0 when not considered) */
+    int nb_cpu, nb_gpu;   /**< their block sizes */
+    double verify_seconds;/**< one online verification */
+    int source;           /**< where the calibration came from: 1 measured now, 2 the cache
+                               file, 3 this process's memory */
+    double calib_seconds; /**< time the calibration took when measured now */
+    char device[96];      /**< the device the calibration is for */
+    char cache[256];      /**< the cache file ("" when none is used) */
+} ft_qr_model_t;
+
+/**
+ * Predict ft_dgeqrf (is_gpu = 0: host pointers, copies included; 1: device pointers) on ctx
+ * with its policy (protect, panel, nb fixed or automatic, error_rate). The first use on a
+ * device calibrates the model there (a few short measurements, ~1 s on a GPU) and caches it in
+ * memory and in a file: $FTLA_MODEL_CACHE, else $XDG_CACHE_HOME/ftla, else ~/.cache/ftla
+ * (FTLA_MODEL_CACHE=off: memory only). FTLA_MODEL=off stops ft_dgeqrf from using the model
+ * for its automatic choices (this function still works).
+ */
+int ft_dgeqrf_model(ft_context_t *ctx, ft_int m, ft_int n, int is_gpu, ft_qr_model_t *out);
 
 /* ------------------------------------------------------------------------------------------- */
 /* Timeline of a call (issue 10; docs/qr.md "Timeline")                                          */

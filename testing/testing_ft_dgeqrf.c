@@ -6,7 +6,7 @@
  *   testing_ft_dgeqrf [-M m] [-N n] [--nb nb] [--check] [--niter n] [--device cpu|cuda|auto]
  *                     [--inject SPEC]... [--verify-every q] [--protect on|off] [--seed s]
  *                     [--tol t] [--crossover c] [--gpu-pointers] [--verbose v] [--profile]
- *                     [--expect any|corrected|located] [--trace] [--trace-file F]
+ *                     [--expect any|corrected|located] [--trace] [--trace-file F] [--model]
  *
  * -M/-N take a value or a range start:end:step; -N alone means square. SPEC is
  * region[:key=value]... with region R|trailing|Q|checksum and keys step, row, col, bit, value
@@ -34,6 +34,9 @@
  * the timeline is well formed (spans recorded, none dropped, 0 <= t0 <= t1 <= the call's
  * length, panel and update spans present). --trace-file F appends every span as CSV
  * (m,n,lane,phase,step,t0_ms,t1_ms) for bench/plot_trace.py.
+ * --model: the performance model's prediction (ft_dgeqrf_model, same policy and pointers) of
+ * the protected and unprotected runs beside their measured medians, with the error, and its
+ * choices; a `%` line per size (not part of ok/failed: a model's error is a measurement).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "test_dgeqrf_common.h"
@@ -59,7 +62,7 @@ typedef struct {
     tu_sizes_t M, N;
     int haveM, haveN;
     int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose, profile;
-    int trace;
+    int trace, model;
     const char *trace_file;
     int panel; /* policy.panel (ft_panel_t) */
     int expect; /* EXPECT_* */
@@ -94,6 +97,7 @@ static void usage(const char *prog)
            "  --trace                one more protected run per size with the library's\n"
            "                         timeline: per-step phases, lanes' busy and idle time\n"
            "  --trace-file F         --trace, and every span appended to F as CSV\n"
+           "  --model                the performance model's predictions beside the medians\n"
            "  --expect any|corrected|located\n"
            "                         outcome the injected faults must have (default any:\n"
            "                         corrected, or located with FT_ERR_NOT_RECOVERED)\n",
@@ -202,6 +206,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
             else if (!strcmp(a, "--gpu-pointers")) o->gpu_pointers = 1;
             else if (!strcmp(a, "--profile")) o->profile = 1;
             else if (!strcmp(a, "--trace")) o->trace = 1;
+            else if (!strcmp(a, "--model")) o->model = 1;
             else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
                 usage(argv[0]);
                 exit(0);
@@ -449,6 +454,40 @@ static void profile_run(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n
     free(tau);
 }
 
+/* --model: the prediction of each measured median, same policy. */
+static void model_line(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n, double ton,
+                       double toff)
+{
+    ft_qr_model_t pr[2];
+    int st = 0;
+    for (int pt = 0; pt < 2 && !st; pt++) {
+        set_policy(ctx, o, pt == 0);
+        st = ft_dgeqrf_model(ctx, (ft_int)m, (ft_int)n, o->gpu_pointers, &pr[pt]);
+    }
+    set_policy(ctx, o, o->protect);
+    if (st) {
+        printf("%% model %lld x %lld: %s\n", (long long)m, (long long)n, ft_strerror(st));
+        return;
+    }
+    const double t[2] = {ton, toff};
+    for (int pt = 0; pt < 2; pt++) {
+        const ft_qr_model_t *x = &pr[pt];
+        printf("%% model %lld x %lld protect %s: predicted %.3f ms (panel %s nb %d lookahead %d "
+               "verify_every %d; best cpu %.3f ms nb %d, best gpu %.3f ms nb %d, no lookahead "
+               "%.3f ms)", (long long)m, (long long)n, pt ? "off" : "on", 1e3 * x->seconds,
+               x->panel == FT_PANEL_GPU ? "gpu" : "cpu", x->nb, x->lookahead, x->verify_every,
+               1e3 * x->seconds_cpu, x->nb_cpu, 1e3 * x->seconds_gpu, x->nb_gpu,
+               1e3 * x->seconds_depth0);
+        if (t[pt] > 0)
+            printf(", measured %.3f ms: error %+.1f %%", 1e3 * t[pt],
+                   100.0 * (x->seconds - t[pt]) / t[pt]);
+        printf("\n");
+    }
+    printf("%% model calibration: %s (%s%s%s)\n", pr[0].device,
+           pr[0].source == 1 ? "measured now" : pr[0].source == 2 ? "cache file" : "memory",
+           pr[0].cache[0] ? ", " : "", pr[0].cache);
+}
+
 static int cmp_span(const void *a, const void *b)
 {
     const ft_span_t *x = a, *y = b;
@@ -663,6 +702,7 @@ int main(int argc, char **argv)
         if (note[0]) printf("%%   %s\n", note);
         fflush(stdout);
         if (o.profile) profile_run(&o, ctx, m, n, A);
+        if (o.model) model_line(&o, ctx, m, n, ton, toff);
         if (o.trace) {
             if (trace_run(&o, ctx, m, n, A)) tu_passed++;
             else tu_failed++;

@@ -57,6 +57,9 @@ typedef struct ft_backend {
     void (*free_host)(void *p);
     /* Free work memory in bytes (0 = unknown / unlimited: host). */
     size_t (*mem_free)(void);
+    /* A name of the device for caches of measurements (the performance model): the device
+     * model, compute capability and multiprocessors (cuda), the online cpus (host). */
+    void (*describe)(char *buf, size_t len);
 
     /* ---- queues and events ---- */
     /* New queue for ctx. native: the caller's stream to wrap (cuda; NULL = a new one). */

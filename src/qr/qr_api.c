@@ -6,6 +6,7 @@
  */
 #include "core/size.h"
 #include "qr/qr_internal.h"
+#include "qr/qr_model.h"
 #include "qr/qrf.h"
 
 #include <stdio.h>
@@ -20,7 +21,7 @@ static int64_t resolve_nb(const ft_context_t *ctx, int64_t n, int gpanel)
 /* Panel placement (policy.panel; docs/qr.md "Panel placement"): 1 = in work memory on the
  * backend. AUTO: the environment's FTLA_PANEL (cpu or gpu) when set, else the device on CUDA
  * (measured faster at every size: bench/NOTES.md), the host LAPACK hybrid on the CPU backend. */
-static int resolve_panel(const ft_policy_t *pol, const ft_backend_t *be)
+int qr_resolve_panel(const ft_policy_t *pol, const ft_backend_t *be)
 {
     if (pol->panel == FT_PANEL_CPU) return 0;
     if (pol->panel == FT_PANEL_GPU) return 1;
@@ -80,7 +81,7 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
               .refactor_from = -1, .qrf = F, .path = F ? QR_PATH_UPDATE : QR_PATH_REFACTOR};
     /* the work memory of the larger block size of the two placements, for the choice of the
      * backend; the placement and block size once it is known */
-    g.nb = qr_imin(k, qr_imax(resolve_nb(c->ctx, n, 0), resolve_nb(c->ctx, n, 1)));
+    g.nb = qr_imin(k, c->ctx && c->ctx->policy.nb > 0 ? c->ctx->policy.nb : 256);
     const int64_t ldst = qr_stage_ld(m);
     size_t stage_bytes;
     int64_t wk = qr_work_elems(m, n, g.nb), ws;
@@ -90,8 +91,38 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     FT_CHECK(ft_call_select(c, qr_flops(m, n), is_gpu, stage_bytes));
     const ft_backend_t *be = c->be;
     g.ctx = c->ctx, g.be = be, g.rep = &c->rep, g.pol = c->pol, g.qm = c->main;
-    g.gpanel = resolve_panel(&g.pol, be);
+    g.gpanel = qr_resolve_panel(&g.pol, be);
     g.nb = qr_imin(k, resolve_nb(c->ctx, n, g.gpanel));
+    g.q = g.pol.verify_every;
+    /* the performance model (qr_model.c): on the device, placement AUTO (no FTLA_PANEL) and
+     * nb automatic are its choices; a verification interval from policy.error_rate on any
+     * backend. A model that cannot be had leaves the fixed choices. */
+    const char *envp = getenv("FTLA_PANEL");
+    const int free_place = g.pol.panel == FT_PANEL_AUTO && !(envp && *envp);
+    const int want_place = be->kind == FT_DEVICE_CUDA && (free_place || g.pol.nb == 0);
+    const int want_q = g.pol.verify_every == 0 && g.pol.error_rate > 0 && g.pol.protect;
+    if (qr_model_enabled() && (want_place || want_q) &&
+        !(g.pol.crossover > 0 && k <= g.pol.crossover)) {
+        const qr_model_t *M;
+        int src;
+        double secs;
+        if (!qr_model_get(c, &M, &src, &secs, NULL, 0)) {
+            qr_problem_t P = {m, n, is_gpu, g.pol.protect != 0,
+                              g.pol.protect != 0 && g.pol.protect_q != -1};
+            ft_qr_model_t ch;
+            memset(&ch, 0, sizeof ch);
+            qr_model_choose(M, &P, free_place ? -1 : g.gpanel, want_place ? g.pol.nb : g.nb,
+                            g.pol.error_rate, &ch);
+            if (want_place) {
+                g.gpanel = ch.panel == FT_PANEL_GPU;
+                g.nb = qr_imin(k, ch.nb);
+            }
+            if (want_q) g.q = ch.verify_every;
+            ft_log(c->ctx, 1, "dgeqrf model: panel %s nb %d verify every %d, predicted %.3f ms",
+                   ch.panel == FT_PANEL_GPU ? "gpu" : "cpu", ch.nb, ch.verify_every,
+                   1e3 * ch.seconds);
+        }
+    }
     g.np = (k + g.nb - 1) / g.nb;
     snprintf(c->desc, sizeof c->desc, "m=%d n=%d nb=%lld panel=%s", m, n, (long long)g.nb,
              g.gpanel ? "gpu" : "cpu");
@@ -104,7 +135,6 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     g.ncb = (n + g.nbc - 1) / g.nbc;
     /* weights are local to a checksum block (of at most min(nbc, n) columns) */
     g.W = abft_wden(g.nbc < n ? g.nbc : n);
-    g.q = g.pol.verify_every;
     g.host = be->kind == FT_DEVICE_CPU;
     g.prof = c->ctx->policy.verbose >= 1;
     const int host_on_gpu = !is_gpu && !g.host;

@@ -206,6 +206,8 @@ int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb);
 int64_t qr_stage_ld(int64_t m);
 /* Automatic block size for panels on the host (gpanel 0) or in work memory (1). */
 int64_t qr_auto_nb(int64_t n, int gpanel);
+/* Panel placement without the model: 1 = in work memory (policy.panel, FTLA_PANEL, backend). */
+int qr_resolve_panel(const ft_policy_t *pol, const ft_backend_t *be);
 
 /* qr_loop.c */
 int qr_setup(qr_t *g);

@@ -318,6 +318,18 @@ static int c_memset0(ft_queue_t *q, void *p, size_t bytes)
     return FT_SUCCESS;
 }
 
+static void c_describe(char *buf, size_t len)
+{
+    int dev = 0;
+    cudaDeviceProp pr;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaGetDeviceProperties(&pr, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        snprintf(buf, len, "cuda-unknown");
+        return;
+    }
+    snprintf(buf, len, "%s cc%d.%d %dSM", pr.name, pr.major, pr.minor, pr.multiProcessorCount);
+}
+
 static size_t c_mem_free(void)
 {
     size_t avail = 0, total = 0;
@@ -623,6 +635,7 @@ static ft_backend_t make_table(void)
     b.alloc_host = c_alloc_host;
     b.free_host = c_free_host;
     b.mem_free = c_mem_free;
+    b.describe = c_describe;
     b.queue_create = c_queue_create;
     b.queue_destroy = c_queue_destroy;
     b.queue_wrap = c_queue_wrap;

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <stdio.h>
+#include <unistd.h>
 
 double ft_wtime(void)
 {
@@ -213,6 +215,11 @@ static int h_alloc(void **p, size_t bytes)
 static void h_free(void *p) { free(p); }
 
 static size_t h_mem_free(void) { return 0; }
+
+static void h_describe(char *buf, size_t len)
+{
+    snprintf(buf, len, "host %ldcpu", sysconf(_SC_NPROCESSORS_ONLN));
+}
 
 /* ---- copies ------------------------------------------------------------------------------- */
 
@@ -469,6 +476,7 @@ static const ft_backend_t g_host = {
     .alloc_host = h_alloc,
     .free_host = h_free,
     .mem_free = h_mem_free,
+    .describe = h_describe,
     .queue_create = h_queue_create,
     .queue_destroy = h_queue_destroy,
     .queue_wrap = h_queue_wrap,
