@@ -2,7 +2,8 @@
  * bench_dgeqrf_gpu — ft_dgeqrf (checksum-protected hybrid QR) against cuSOLVER DGEQRF.
  *
  *   bench_dgeqrf_gpu [-N n[,n...]] [-M m[,m...]] [--nb NB] [--runs R] [--warmup W] [--host]
- *                    [--pinned] [--seed S] [--phases P]
+ *                    [--pinned] [--seed S] [--phases P] [--panel auto|cpu|gpu] [--cpanel]
+ *                    [--no-noq] [--lapacke] [--lapacke-runs R2] [--lapacke-max N]
  *
  * Defaults: -N 8192,16384,32768, M = N (square; -M with one value applies to every N, or one
  * value per N for tall shapes), nb = ftla's automatic choice, 7 timed runs, 1 warm-up.
@@ -12,6 +13,22 @@
  * (policy.protect_q = -1: the checkpoint of Q and tau, the panel checks and the checks of the
  * reflectors in use; what they cost is on - on-noQ). One ftla
  * context, switched between the methods (untimed).
+ * Optional methods, for the table of the issue (TFLOP/s against n, every panel placement and
+ * the host's LAPACK in one run):
+ *  --cpanel: ftla-on-cpu / ftla-off-cpu = ftla-on / ftla-off with policy.panel = FT_PANEL_CPU
+ *    (ftla-on / ftla-off keep --panel's placement; its default, auto, is ftla's own choice:
+ *    FTLA_PANEL, else device panels on CUDA or the performance model's pick when nb = 0, see
+ *    policy.panel in ftla.h); they join the rounds after the other ftla methods.
+ *  --no-noq: ftla-on-noQ is not run (saves a quarter of the rounds in a sweep).
+ *  --lapacke: lapacke = LAPACKE_dgeqrf (column-major, LAPACK's own block size, its workspace
+ *    allocated by LAPACKE in the call) on a host copy of A, on the host's cores (OpenBLAS
+ *    threads). It is slow at large n, so it runs outside the rounds, after them: 1 warm-up call,
+ *    then R2 timed calls (--lapacke-runs, default 3); A restored from a host pristine copy
+ *    before each call (untimed); time = CLOCK_MONOTONIC around the call only (nothing runs on
+ *    the device). Checks: info 0 on every call; on the warm-up result the column-norm residual
+ *    and |R_ii| against cuSOLVER, with the limits below. Skipped (row "skipped (n > max)", no
+ *    table row) when min(m,n) > --lapacke-max (default 16384). Ratio = cusolver median / its
+ *    median, as for the others.
  *
  * Protocol (printed in the output header too):
  *  - like for like. Default: device pointers: ft_dgeqrf_gpu_ex and cusolverDnDgeqrf factor the
@@ -47,20 +64,38 @@
 #include "bench_cuda.h"
 
 #include <cusolverDn.h>
+#include <lapacke.h>
 
 typedef struct {
     int ns[BENCH_MAX_SIZES], nn, ms[BENCH_MAX_SIZES], nm;
     int nb, runs, warmup, host, pinned, phases, panel;
+    int cpanel, no_noq, lapacke, lapacke_runs, lapacke_max;
     uint64_t seed;
 } opts_t;
 
-enum { M_PEER = 0, M_ON = 1, M_OFF = 2, M_NOQ = 3, NMETHOD = 4 };
+/* M_ONC / M_OFFC: ftla-on / ftla-off with host (CPU) panels; M_LAPACKE runs after the rounds */
+enum {
+    M_PEER = 0, M_ON = 1, M_OFF = 2, M_NOQ = 3, M_ONC = 4, M_OFFC = 5, M_LAPACKE = 6,
+    NMETHOD = 7
+};
+
+static int method_enabled(const opts_t *o, int meth)
+{
+    switch (meth) {
+    case M_NOQ: return !o->no_noq;
+    case M_ONC:
+    case M_OFFC: return o->cpanel;
+    case M_LAPACKE: return o->lapacke;
+    default: return 1;
+    }
+}
 
 static void usage(const char *p)
 {
     fprintf(stderr,
             "usage: %s [-N n[,n...]] [-M m[,m...]] [--nb NB] [--runs R] [--warmup W] [--host]\n"
-            "          [--pinned] [--seed S] [--phases P] [--panel auto|cpu|gpu]\n",
+            "          [--pinned] [--seed S] [--phases P] [--panel auto|cpu|gpu] [--cpanel]\n"
+            "          [--no-noq] [--lapacke] [--lapacke-runs R2] [--lapacke-max N]\n",
             p);
     exit(2);
 }
@@ -71,11 +106,16 @@ static void parse(int argc, char **argv, opts_t *o)
     o->runs = BENCH_MIN_PROTOCOL_RUNS;
     o->warmup = 1;
     o->seed = 2024;
+    o->lapacke_runs = 3;
+    o->lapacke_max = 16384;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--host")) o->host = 1;
         else if (!strcmp(a, "--pinned")) o->pinned = 1;
+        else if (!strcmp(a, "--cpanel")) o->cpanel = 1;
+        else if (!strcmp(a, "--no-noq")) o->no_noq = 1;
+        else if (!strcmp(a, "--lapacke")) o->lapacke = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage(argv[0]);
         else if (!v) usage(argv[0]);
         else if (!strcmp(a, "-N")) bench_parse_list(v, a, o->ns, &o->nn, 1, INT_MAX), i++;
@@ -91,6 +131,10 @@ static void parse(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "--runs")) o->runs = bench_parse_int(v, a, 1, 1000), i++;
         else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_int(v, a, 1, 100), i++;
         else if (!strcmp(a, "--phases")) o->phases = bench_parse_int(v, a, 0, 100), i++;
+        else if (!strcmp(a, "--lapacke-runs"))
+            o->lapacke_runs = bench_parse_int(v, a, 1, 1000), i++;
+        else if (!strcmp(a, "--lapacke-max"))
+            o->lapacke_max = bench_parse_int(v, a, 1, INT_MAX), i++;
         else if (!strcmp(a, "--seed")) o->seed = (uint64_t)bench_parse_int(v, a, 0, INT_MAX), i++;
         else usage(argv[0]);
     }
@@ -120,8 +164,10 @@ static double timed_call(shape_t *s, int method, ft_report_t *rep, int *status, 
     if (o->host) memcpy(s->hA, s->hA0, bA);
     else BENCH_CUDA(cudaMemcpyAsync(s->dA, s->dA0, bA, cudaMemcpyDeviceToDevice, s->stream));
     if (method != M_PEER) {
-        s->pol.protect = method == M_ON || method == M_NOQ;
+        s->pol.protect = method == M_ON || method == M_NOQ || method == M_ONC;
         s->pol.protect_q = method == M_NOQ ? -1 : 0;
+        /* the --cpanel methods force host panels; the others keep --panel's placement */
+        s->pol.panel = method == M_ONC || method == M_OFFC ? FT_PANEL_CPU : o->panel;
         BENCH_FT(ft_context_set_policy(s->ctx, &s->pol));
         BENCH_FT(ft_inject_clear(s->ctx));
     }
@@ -164,6 +210,48 @@ static const double *result(shape_t *s)
     return s->hA;
 }
 
+/* lapacke: LAPACKE_dgeqrf on the host buffer s->hA, restored from s->hA0 before each call
+ * (untimed), outside the rounds: 1 warm-up call, whose result is checked like the others' last
+ * warm-up, then o->lapacke_runs timed calls. Only host work, so the clock brackets the call alone
+ * (the device is idle; a device synchronisation would add nothing but its own cost). */
+static void run_lapacke(shape_t *s, bench_series_t *se, const double *anrm, double *diag,
+                        const double *diag_peer, double *nerr, double *derr)
+{
+    const opts_t *o = s->o;
+    const size_t bA = s->sz * sizeof(double);
+    for (int call = 0; call < 1 + o->lapacke_runs; call++) {
+        const int timed = call >= 1;
+        memcpy(s->hA, s->hA0, bA);
+        const double t0 = bench_now();
+        const lapack_int info =
+            LAPACKE_dgeqrf(LAPACK_COL_MAJOR, s->m, s->n, s->hA, s->m, s->htau);
+        const double t = bench_now() - t0;
+        if (info != 0) { /* -1010 = LAPACKE could not allocate its workspace */
+            printf("%% FAIL: lapacke %s call %d: LAPACKE_dgeqrf info %d\n",
+                   timed ? "timed" : "warm-up", timed ? call - 1 : call, (int)info);
+            se->bad_calls++;
+        }
+        if (timed) {
+            se->t[se->n++] = t;
+        } else {
+            *nerr = bench_qr_colnorm_err(s->m, s->n, s->hA, s->m, anrm, diag);
+            *derr = bench_diag_err(s->k, diag, diag_peer);
+        }
+    }
+}
+
+/* One paired per-round figure: (a - b) / b over the rounds both ran, printed in %. */
+static void print_paired(const char *label, const bench_series_t *a, const bench_series_t *b)
+{
+    const int nr = a->n < b->n ? a->n : b->n;
+    double *d = bench_malloc((size_t)(nr > 0 ? nr : 1) * sizeof(double));
+    for (int r = 0; r < nr; r++) d[r] = (a->t[r] - b->t[r]) / b->t[r];
+    const bench_stats_t q = bench_stats(d, nr);
+    printf("%s median %+.2f %% (min %+.2f, max %+.2f)", label, 100 * q.med, 100 * q.min,
+           100 * q.max);
+    free(d);
+}
+
 static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
                       cusolverDnHandle_t solver, ft_context_t *ctx, const ft_policy_t *pol0)
 {
@@ -174,6 +262,8 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
     const int pin = o->host && o->pinned;
     double *anrm = bench_malloc((size_t)n * sizeof(double));
     double *diag[NMETHOD];
+    /* lapacke runs for this size unless min(m,n) is above --lapacke-max (hours at n = 32768) */
+    const int lap_run = o->lapacke && s.k <= o->lapacke_max;
     for (int i = 0; i < NMETHOD; i++) diag[i] = bench_malloc((size_t)s.k * sizeof(double));
 
     /* host A (generation; device mode: the result buffer too), pristine copy, peer buffers */
@@ -193,6 +283,10 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
     } else {
         s.dA0 = bench_dmalloc(bA, "A0 (pristine)");
         BENCH_CUDA(cudaMemcpy(s.dA0, s.hA, bA, cudaMemcpyHostToDevice));
+        if (lap_run) { /* hA becomes the result buffer: lapacke needs its own host pristine */
+            s.hA0 = bench_malloc(bA);
+            memcpy(s.hA0, s.hA, bA);
+        }
     }
     s.dTau = bench_dmalloc((size_t)s.k * sizeof(double), "tau");
     s.dInfo = bench_dmalloc(sizeof(int), "devInfo");
@@ -205,11 +299,15 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
     bench_series_init(&ser[M_ON], "ftla-on", 1);
     bench_series_init(&ser[M_OFF], "ftla-off", 1);
     bench_series_init(&ser[M_NOQ], "ftla-on-noQ", 1);
+    bench_series_init(&ser[M_ONC], "ftla-on-cpu", 1);
+    bench_series_init(&ser[M_OFFC], "ftla-off-cpu", 1);
+    bench_series_init(&ser[M_LAPACKE], "lapacke", 0);
     double nerr[NMETHOD] = {0}, derr[NMETHOD] = {0};
 
     for (int round = 0; round < o->warmup + o->runs; round++) {
         const int timed = round >= o->warmup, last_warm = round == o->warmup - 1;
-        for (int meth = 0; meth < NMETHOD; meth++) {
+        for (int meth = 0; meth < M_LAPACKE; meth++) { /* lapacke: after the rounds */
+            if (!method_enabled(o, meth)) continue;
             ft_report_t rep;
             int st, info;
             double t = timed_call(&s, meth, &rep, &st, &info);
@@ -241,6 +339,11 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
             }
         }
     }
+    /* lapacke after the rounds, not in them: its calls take seconds to minutes each, and the
+     * rounds should keep the device methods' calls close together in time */
+    if (lap_run)
+        run_lapacke(&s, &ser[M_LAPACKE], anrm, diag[M_LAPACKE], diag[M_PEER], &nerr[M_LAPACKE],
+                    &derr[M_LAPACKE]);
 
     char param[24];
     if (o->nb) snprintf(param, sizeof param, "nb=%d", o->nb);
@@ -255,12 +358,27 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
            "|R_ii| vs cusolver (limit %g): ftla-on %.3g, ftla-off %.3g\n",
            BENCH_QR_NORM_TOL, nerr[M_PEER], nerr[M_ON], nerr[M_OFF], BENCH_QR_DIAG_TOL,
            derr[M_ON], derr[M_OFF]);
-    printf("%% check: ftla-on-noQ colnorm %.3g, |R_ii| %.3g\n", nerr[M_NOQ], derr[M_NOQ]);
-    if (ser[M_ON].unchecked || ser[M_OFF].unchecked)
+    if (method_enabled(o, M_NOQ))
+        printf("%% check: ftla-on-noQ colnorm %.3g, |R_ii| %.3g\n", nerr[M_NOQ], derr[M_NOQ]);
+    if (o->cpanel)
+        printf("%% check: ftla-on-cpu colnorm %.3g, |R_ii| %.3g; ftla-off-cpu colnorm %.3g, "
+               "|R_ii| %.3g\n", nerr[M_ONC], derr[M_ONC], nerr[M_OFFC], derr[M_OFFC]);
+    if (lap_run)
+        printf("%% check: lapacke colnorm %.3g, |R_ii| %.3g (lapacke: %d timed call(s) after 1 "
+               "warm-up, after the rounds)\n", nerr[M_LAPACKE], derr[M_LAPACKE],
+               o->lapacke_runs);
+    if (ser[M_ON].unchecked || ser[M_OFF].unchecked || ser[M_ONC].unchecked ||
+        ser[M_OFFC].unchecked)
         printf("%% note: report.unchecked > 0 (checks skipped) in timed ftla calls\n");
     bench_print_human_header("TFLOP/s", "cusolv/x", NULL);
     const double flops = bench_qr_flops(m, n);
     for (int meth = 0; meth < NMETHOD; meth++) {
+        if (!method_enabled(o, meth)) continue;
+        if (meth == M_LAPACKE && !lap_run) { /* no table row: there is no time to report */
+            printf("  %-9s skipped (n > max: min(m,n) = %d > --lapacke-max %d)\n",
+                   ser[meth].name, s.k, o->lapacke_max);
+            continue;
+        }
         int ok = ser[meth].bad_calls == 0 && nerr[meth] < BENCH_QR_NORM_TOL &&
                  (meth == M_PEER || derr[meth] < BENCH_QR_DIAG_TOL);
         bench_row_t *r = bench_add_row("dgeqrf", o->host ? "host" : "dev", m, n, s.k, param,
@@ -270,20 +388,22 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
     /* paired per round (the calls of one round ran back to back): what issue 9's protection
      * and the checksum protection cost, without the drift between rounds */
     const int nr = ser[M_ON].n;
-    double *d1 = bench_malloc((size_t)(nr > 0 ? nr : 1) * sizeof(double));
-    double *d2 = bench_malloc((size_t)(nr > 0 ? nr : 1) * sizeof(double));
-    for (int r = 0; r < nr; r++) {
-        d1[r] = (ser[M_ON].t[r] - ser[M_NOQ].t[r]) / ser[M_NOQ].t[r];
-        d2[r] = (ser[M_NOQ].t[r] - ser[M_OFF].t[r]) / ser[M_OFF].t[r];
+    printf("%% paired per round, %d rounds: ", nr);
+    if (method_enabled(o, M_NOQ)) {
+        print_paired("(ftla-on - ftla-on-noQ) / ftla-on-noQ", &ser[M_ON], &ser[M_NOQ]);
+        print_paired("; (ftla-on-noQ - ftla-off) / ftla-off", &ser[M_NOQ], &ser[M_OFF]);
+    } else {
+        print_paired("(ftla-on - ftla-off) / ftla-off", &ser[M_ON], &ser[M_OFF]);
     }
-    const bench_stats_t q1 = bench_stats(d1, nr), q2 = bench_stats(d2, nr);
-    printf("%% paired per round, %d rounds: (ftla-on - ftla-on-noQ) / ftla-on-noQ median %+.2f %% "
-           "(min %+.2f, max %+.2f); (ftla-on-noQ - ftla-off) / ftla-off median %+.2f %% (min "
-           "%+.2f, max %+.2f)\n", nr, 100 * q1.med, 100 * q1.min, 100 * q1.max, 100 * q2.med,
-           100 * q2.min, 100 * q2.max);
-    free(d1);
-    free(d2);
+    printf("\n");
+    if (o->cpanel) { /* the protection's cost with host panels, and host vs --panel placement */
+        printf("%% paired per round, %d rounds: ", nr);
+        print_paired("(ftla-on-cpu - ftla-off-cpu) / ftla-off-cpu", &ser[M_ONC], &ser[M_OFFC]);
+        print_paired("; (ftla-on-cpu - ftla-on) / ftla-on", &ser[M_ONC], &ser[M_ON]);
+        printf("\n");
+    }
     for (int meth = 0; meth < NMETHOD; meth++) { /* for pooling rounds across runs */
+        if (!method_enabled(o, meth) || ser[meth].n == 0) continue;
         printf("%% raw %s ms:", ser[meth].name);
         for (int r = 0; r < ser[meth].n; r++) printf(" %.3f", 1e3 * ser[meth].t[r]);
         printf("\n");
@@ -291,8 +411,11 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
     fflush(stdout);
     /* untimed: the library's phase profile (policy.verbose 1, on stderr) of ftla-on and
      * ftla-on-noQ, alternated */
+    static const int phase_meth[2] = {M_ON, M_NOQ};
     for (int r = 0; r < o->phases; r++)
-        for (int meth = M_ON; meth <= M_NOQ; meth += M_NOQ - M_ON) {
+        for (int pm = 0; pm < 2; pm++) {
+            const int meth = phase_meth[pm];
+            if (!method_enabled(o, meth)) continue;
             ft_report_t rep;
             int st, info;
             printf("%% phases %s, call %d (verbose 1, stderr):\n", ser[meth].name, r);
@@ -366,6 +489,29 @@ int main(int argc, char **argv)
            "ratio = cusolver median / method median; protect = median report.time_protect;\n"
            "%%   checks: devInfo 0, ftla status/info 0 and detected 0 on every call; "
            "untimed, last warm-up: column-norm\n%%   residual of R and |R_ii| vs cuSOLVER\n");
+    if (o.cpanel || o.no_noq || o.lapacke) { /* only then: the default header stays as it was */
+        printf("%% protocol: each round calls cusolver, ftla-on, ftla-off%s%s\n",
+               o.no_noq ? "" : ", ftla-on-noQ", o.cpanel ? ", ftla-on-cpu, ftla-off-cpu" : "");
+        if (o.no_noq) printf("%% protocol: --no-noq: ftla-on-noQ is not run\n");
+        if (o.cpanel)
+            printf("%% protocol: --cpanel: ftla-on-cpu / ftla-off-cpu = ftla-on / ftla-off with "
+                   "policy.panel = FT_PANEL_CPU\n%%   (panels in the host's LAPACK; ftla-on / "
+                   "ftla-off keep the placement above)\n");
+    }
+    if (o.lapacke) {
+        int nthr = 0; /* unknown unless the CBLAS header is OpenBLAS's */
+#ifdef OPENBLAS_VERSION
+        nthr = openblas_get_num_threads();
+#endif
+        printf("%% protocol: --lapacke: lapacke = LAPACKE_dgeqrf (column-major, LAPACK's block "
+               "size, workspace allocated\n%%   by LAPACKE in the call) on a host copy of A, on "
+               "the host's cores (OpenBLAS, %d threads);\n%%   after the rounds of each size: 1 "
+               "warm-up call, then %d timed call(s); A restored from a host\n%%   pristine copy "
+               "before each call (untimed); time = CLOCK_MONOTONIC around the call only;\n%%   "
+               "checks: info 0 on every call; on the warm-up result the column-norm residual and "
+               "|R_ii|\n%%   vs cuSOLVER; skipped (no table row) when min(m,n) > %d "
+               "(--lapacke-max)\n", nthr, o.lapacke_runs, o.lapacke_max);
+    }
 
     for (int i = 0; i < o.nn; i++) {
         int n = o.ns[i], m = o.nm == 0 ? n : o.nm == 1 ? o.ms[0] : o.ms[i];
