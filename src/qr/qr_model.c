@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static const int64_t NBS[QR_MODEL_NNB] = {32, 64, 128, 256};
-#define QR_MODEL_VERSION 1
+#define QR_MODEL_VERSION 2
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static qr_model_t g_mem[FT_NBACKENDS];
@@ -59,8 +59,10 @@ static void cache_path(const char *device, char *out, size_t len)
 
 /* The fields, in file order. */
 #define FIELDS(X)                                                                                  \
-    X(gp_a, QR_MODEL_NNB) X(gp_b, QR_MODEL_NNB) X(cp_a, QR_MODEL_NNB) X(cp_b, QR_MODEL_NNB)         \
-    X(up_a, QR_MODEL_NNB) X(up_r, QR_MODEL_NNB) X(cs_a, QR_MODEL_NNB) X(cs_b, QR_MODEL_NNB)
+    X(gp_m, QR_MODEL_NH) X(gp_t[0], QR_MODEL_NNB) X(gp_t[1], QR_MODEL_NNB)                          \
+    X(gp_t[2], QR_MODEL_NNB) X(cp_m, QR_MODEL_NH) X(cp_t[0], QR_MODEL_NNB)                          \
+    X(cp_t[1], QR_MODEL_NNB) X(cp_t[2], QR_MODEL_NNB) X(up_a, QR_MODEL_NNB)                         \
+    X(up_r, QR_MODEL_NNB) X(cs_a, QR_MODEL_NNB) X(cs_b, QR_MODEL_NNB)
 
 static int load(const char *path, const char *device, qr_model_t *M)
 {
@@ -74,11 +76,14 @@ static int load(const char *path, const char *device, qr_model_t *M)
     for (int i = 0; ok && i < cnt; i++) ok = fscanf(f, "%lf", &M->name[i]) == 1;
     FIELDS(RD)
 #undef RD
-    ok = ok && fscanf(f, "%lf %lf %lf %lf %lf", &M->bw_h2d, &M->bw_d2h, &M->lat, &M->bw_dev,
-                      &M->contention) == 5;
+    ok = ok && fscanf(f, "%lf %lf %lf %lf %lf %lf %lf", &M->bw_h2d, &M->bw_d2h, &M->lat,
+                      &M->bw_dev, &M->contention, &M->launch, &M->bw_host) == 7;
     fclose(f);
     for (int i = 0; ok && i < QR_MODEL_NNB; i++)
-        ok = M->up_r[i] > 0 && isfinite(M->gp_b[i]) && isfinite(M->cp_b[i]);
+        ok = M->up_r[i] > 0 && isfinite(M->gp_t[2][i]) && isfinite(M->cp_t[2][i]);
+    for (int h = 1; ok && h < QR_MODEL_NH; h++)
+        ok = M->gp_m[h] > M->gp_m[h - 1] && M->cp_m[h] > M->cp_m[h - 1];
+    ok = ok && M->bw_host > 0 && M->launch >= 0;
     ok = ok && M->bw_h2d > 0 && M->bw_d2h > 0 && M->bw_dev > 0;
     if (ok) snprintf(M->device, sizeof M->device, "%s", device);
     return ok;
@@ -109,8 +114,8 @@ static void save(const char *path, const qr_model_t *M)
     for (int i = 0; i < cnt; i++) fprintf(f, "%.9g%c", M->name[i], i + 1 < cnt ? ' ' : '\n');
     FIELDS(WR)
 #undef WR
-    fprintf(f, "%.9g %.9g %.9g %.9g %.9g\n", M->bw_h2d, M->bw_d2h, M->lat, M->bw_dev,
-            M->contention);
+    fprintf(f, "%.9g %.9g %.9g %.9g %.9g %.9g %.9g\n", M->bw_h2d, M->bw_d2h, M->lat, M->bw_dev,
+            M->contention, M->launch, M->bw_host);
     if (fclose(f) == 0) rename(tmp, path); /* whole files only, for concurrent processes */
     else remove(tmp);
 }
@@ -201,8 +206,9 @@ static int calibrate(ft_call_t *c, qr_model_t *M)
     cal_t k = {.c = c, .be = c->be, .q = c->main};
     const ft_backend_t *be = c->be;
     const int host = be->kind == FT_DEVICE_CPU;
-    const int64_t m1 = host ? 256 : 2048, m2 = host ? 2048 : 16384;
-    const int64_t cm1 = host ? 256 : 2048, cm2 = host ? 2048 : 8192; /* host panels */
+    const int64_t gm[QR_MODEL_NH] = {host ? 256 : 2048, host ? 1024 : 8192, host ? 2048 : 32768};
+    const int64_t cm[QR_MODEL_NH] = {host ? 256 : 1024, host ? 1024 : 4096, host ? 2048 : 8192};
+    const int64_t m1 = gm[0], m2 = gm[QR_MODEL_NH - 1], cm2 = cm[QR_MODEL_NH - 1];
     const int64_t um1 = host ? 256 : 2048, un1 = um1, um2 = host ? 1024 : 8192,
                   un2 = host ? 1024 : 4096;
     k.m2 = m2, k.cm2 = cm2;
@@ -229,17 +235,16 @@ static int calibrate(ft_call_t *c, qr_model_t *M)
     FT_CHECK(be->memset0(k.q, k.T, 256 * 256 * sizeof(double)));
     FT_CHECK(be->sync(k.q));
     double t1, t2;
+    for (int h = 0; h < QR_MODEL_NH; h++) M->gp_m[h] = (double)gm[h], M->cp_m[h] = (double)cm[h];
     for (int j = 0; j < QR_MODEL_NNB; j++) {
         const int64_t nb = NBS[j];
-        FT_CHECK(timeit(&k, 0, m1, 0, nb, &t1));
-        FT_CHECK(timeit(&k, 0, m2, 0, nb, &t2));
-        line2((double)m1, t1, (double)m2, t2, &M->gp_a[j], &M->gp_b[j]);
-        if (host) {
-            M->cp_a[j] = M->gp_a[j], M->cp_b[j] = M->gp_b[j];
-        } else {
-            FT_CHECK(timeit(&k, 1, cm1, 0, nb, &t1));
-            FT_CHECK(timeit(&k, 1, cm2, 0, nb, &t2));
-            line2((double)cm1, t1, (double)cm2, t2, &M->cp_a[j], &M->cp_b[j]);
+        for (int h = 0; h < QR_MODEL_NH; h++) {
+            FT_CHECK(timeit(&k, 0, gm[h], 0, nb, &M->gp_t[h][j]));
+            if (!host) FT_CHECK(timeit(&k, 1, cm[h], 0, nb, &M->cp_t[h][j]));
+        }
+        if (host) { /* one LAPACK: the same panel */
+            memcpy(M->cp_m, M->gp_m, sizeof M->cp_m);
+            for (int h = 0; h < QR_MODEL_NH; h++) M->cp_t[h][j] = M->gp_t[h][j];
         }
         FT_CHECK(timeit(&k, 2, um1, un1, nb, &t1));
         FT_CHECK(timeit(&k, 2, um2, un2, nb, &t2));
@@ -260,6 +265,25 @@ static int calibrate(ft_call_t *c, qr_model_t *M)
     M->bw_d2h = 8.0 * cm2 * 256 / (t2 > t1 ? t2 - t1 : t2);
     FT_CHECK(timeit(&k, 6, um2, un2, 0, &t2));
     M->bw_dev = 16.0 * um2 * un2 / t2; /* read and written */
+    /* the host: issuing (tiny operations, not waited for), reading memory */
+    {
+        const double t0 = ft_wtime();
+        for (int r = 0; r < 32; r++) {
+            FT_CHECK(be->memset0(k.q, k.W, 8));
+            FT_CHECK(be->dgemm(k.q, 'N', 'N', 1, 1, 1, 1.0, k.T, 1, k.T, 1, 0.0, k.W + 1, 1));
+        }
+        M->launch = (ft_wtime() - t0) / 64;
+        FT_CHECK(be->sync(k.q));
+        double best = 1e30, sum = 0;
+        for (int r = 0; r < 3; r++) {
+            const double t3 = ft_wtime();
+            for (int64_t i = 0; i < m2 * 256; i++) sum += hsrc[i];
+            const double dt = ft_wtime() - t3;
+            if (dt < best) best = dt;
+        }
+        M->bw_host = 8.0 * (double)(m2 * 256) / best * (sum != sum ? 0.0 : 1.0);
+        if (!(M->bw_host > 0)) M->bw_host = 1e10;
+    }
     /* a panel beside an update (two queues): the pair's time against the longer alone */
     M->contention = 0.0;
     if (!host) {
@@ -347,12 +371,30 @@ static double t_update(const qr_model_t *M, int64_t m, int64_t n, int64_t nb)
     return a + 4.0 * (double)m * (double)n * (double)nb / r;
 }
 
+/* piecewise linear in m through the measured heights hm (the end pieces extended) */
+static double in_m(const double *hm, const double (*t)[QR_MODEL_NNB], int64_t m, int64_t nb)
+{
+    int h = 1;
+    while (h + 1 < QR_MODEL_NH && (double)m > hm[h]) h++;
+    const double a = in_nb(t[h - 1], nb), b = in_nb(t[h], nb);
+    const double v = a + (b - a) * ((double)m - hm[h - 1]) / (hm[h] - hm[h - 1]);
+    return v > 0 ? v : 0.0;
+}
+
 static double t_panel(const qr_model_t *M, int gpanel, int64_t m, int64_t nb)
 {
-    if (gpanel) return in_nb(M->gp_a, nb) + in_nb(M->gp_b, nb) * (double)m;
+    if (gpanel) return in_m(M->gp_m, M->gp_t, m, nb);
     const double bytes = 8.0 * (double)m * (double)nb;
-    return in_nb(M->cp_a, nb) + in_nb(M->cp_b, nb) * (double)m + 2 * M->lat + bytes / M->bw_d2h +
-           bytes / M->bw_h2d;
+    return in_m(M->cp_m, M->cp_t, m, nb) + 2 * M->lat + bytes / M->bw_d2h + bytes / M->bw_h2d;
+}
+
+/* Host panels: what the host does per step besides the panel — issuing the step's operations
+ * (counted in qr_loop.c: about 16 without protection, 24 with the checksum columns, 44 with
+ * issue 9's checks) and reading the panel for its seals. */
+static double t_host_step(const qr_model_t *M, const qr_problem_t *P, int64_t mi, int64_t ib)
+{
+    const double ops = P->pcheck ? 44.0 : P->protect ? 24.0 : 16.0;
+    return ops * M->launch + (P->pcheck ? 8.0 * (double)mi * (double)ib / M->bw_host : 0.0);
 }
 
 double qr_model_verify(const qr_model_t *M, const qr_problem_t *P)
@@ -376,7 +418,8 @@ double qr_model_time(const qr_model_t *M, const qr_problem_t *P, int gpanel, int
         const int64_t i = p * nb, ib = qr_imin(nb, k - i), mi = m - i, j0 = i + ib;
         const int64_t lac = j0 < n && j0 < k ? qr_imin(nb, k - j0) : 0;
         const double tla = t_update(M, mi, lac, ib);
-        const double tpn = p + 1 < np ? t_panel(M, gpanel, m - j0, qr_imin(nb, k - j0)) : 0.0;
+        double tpn = p + 1 < np ? t_panel(M, gpanel, m - j0, qr_imin(nb, k - j0)) : 0.0;
+        if (!gpanel && M->backend != 0) tpn += t_host_step(M, P, mi, ib);
         double trest = t_update(M, mi, n - j0 - lac, ib);
         if (P->protect) trest += in_nb(M->cs_a, ib) + in_nb(M->cs_b, ib) * (double)mi;
         if (P->pcheck) trest += 4.0 * 8.0 * (double)mi * (double)ib / M->bw_dev + 40e-6;

@@ -14,10 +14,12 @@
 typedef struct {
     int backend;                     /* ft_backend_index */
     char device[96];
-    /* a panel of m rows and nb columns, t = a + b m: in work memory (geqrf, V, larft) and on
-     * the host (LAPACK dgeqrf + dlarft) */
-    double gp_a[QR_MODEL_NNB], gp_b[QR_MODEL_NNB];
-    double cp_a[QR_MODEL_NNB], cp_b[QR_MODEL_NNB];
+    /* a panel of nb columns measured at QR_MODEL_NH heights hm (piecewise linear in m between
+     * them, the last piece extended): in work memory (geqrf, V, larft) and on the host (LAPACK
+     * dgeqrf + dlarft) */
+#define QR_MODEL_NH 3
+    double gp_m[QR_MODEL_NH], gp_t[QR_MODEL_NH][QR_MODEL_NNB];
+    double cp_m[QR_MODEL_NH], cp_t[QR_MODEL_NH][QR_MODEL_NNB];
     /* the block reflector applied to m x n of rank nb: t = a + 4 m n nb / r */
     double up_a[QR_MODEL_NNB], up_r[QR_MODEL_NNB];
     /* the checksum columns' update (m x 24 columns, rank nb): t = a + b m */
@@ -25,8 +27,12 @@ typedef struct {
     /* copies between host and work memory (bytes/s) and their latency; a pass over work
      * memory (bytes read / s) */
     double bw_h2d, bw_d2h, lat, bw_dev;
-    /* the panel on the device slows the update it runs beside: measured factor (>= 1) */
+    /* a panel on the device beside an update: the pair takes the longer plus this fraction
+     * (0 ... 1) of the shorter */
     double contention;
+    /* the host: seconds to issue one operation on a queue, bytes read per second (the seals of
+     * host panels) */
+    double launch, bw_host;
 } qr_model_t;
 
 typedef struct {
