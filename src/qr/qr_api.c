@@ -115,7 +115,9 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
                             g.pol.error_rate, &ch);
             if (want_place) {
                 g.gpanel = ch.panel == FT_PANEL_GPU;
-                g.nb = qr_imin(k, ch.nb);
+                /* host panels keep the measured fixed nb: the model's host-panel predictions
+                 * are off by 30-60 % on the H100 (bench/NOTES.md), and its nb there ran slower */
+                g.nb = qr_imin(k, g.gpanel ? ch.nb : resolve_nb(c->ctx, n, 0));
             }
             if (want_q) g.q = ch.verify_every;
             ft_log(c->ctx, 1, "dgeqrf model: panel %s nb %d verify every %d, predicted %.3f ms",

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static const int64_t NBS[QR_MODEL_NNB] = {32, 64, 128, 256};
-#define QR_MODEL_VERSION 2
+#define QR_MODEL_VERSION 3
 
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static qr_model_t g_mem[FT_NBACKENDS];
@@ -206,7 +206,10 @@ static int calibrate(ft_call_t *c, qr_model_t *M)
     cal_t k = {.c = c, .be = c->be, .q = c->main};
     const ft_backend_t *be = c->be;
     const int host = be->kind == FT_DEVICE_CPU;
-    const int64_t gm[QR_MODEL_NH] = {host ? 256 : 2048, host ? 1024 : 8192, host ? 2048 : 32768};
+    /* device panels up to 16384 rows, taller ones by the last piece extended: measured on the
+     * H100, a piece to 32768 predicted the square sizes 8-16 % short, these heights within
+     * 8 % (bench/NOTES.md "Issue 10, session 2") */
+    const int64_t gm[QR_MODEL_NH] = {host ? 256 : 2048, host ? 1024 : 9216, host ? 2048 : 16384};
     const int64_t cm[QR_MODEL_NH] = {host ? 256 : 1024, host ? 1024 : 4096, host ? 2048 : 8192};
     const int64_t m1 = gm[0], m2 = gm[QR_MODEL_NH - 1], cm2 = cm[QR_MODEL_NH - 1];
     const int64_t um1 = host ? 256 : 2048, un1 = um1, um2 = host ? 1024 : 8192,
@@ -494,8 +497,18 @@ int ft_dgeqrf_model(ft_context_t *ctx, ft_int m, ft_int n, int is_gpu, ft_qr_mod
         const int model = c.be->kind == FT_DEVICE_CUDA && qr_model_enabled();
         const int fixed = qr_resolve_panel(pol, c.be);
         const int placement = model && pol->panel == FT_PANEL_AUTO && !(e && *e) ? -1 : fixed;
-        const int64_t nb = pol->nb > 0 ? pol->nb : model ? 0 : qr_auto_nb(n, fixed);
+        /* as the driver: the model's nb for device panels, the fixed one for host panels */
+        int64_t nb = pol->nb > 0 ? pol->nb : model && (placement < 0 || fixed) ? 0
+                                                   : qr_auto_nb(n, fixed);
         qr_model_choose(M, &P, placement, nb, pol->error_rate, out);
+        if (out->panel == FT_PANEL_CPU && nb == 0 && pol->nb <= 0) { /* the driver's nb */
+            qr_model_choose(M, &P, 0, qr_auto_nb(n, 0), pol->error_rate, out);
+            if (placement < 0) { /* the device placement's figures stay beside it */
+                ft_qr_model_t g;
+                qr_model_choose(M, &P, 1, 0, pol->error_rate, &g);
+                out->seconds_gpu = g.seconds, out->nb_gpu = g.nb;
+            }
+        }
     } else if (!st) {
         snprintf(out->device, sizeof out->device, "%s", M->device);
     }
