@@ -120,19 +120,21 @@ set_tests_properties(test_trace_cpu test_trace_deferred_cpu testing_ft_dgeqrf_tr
                      testing_ft_dgeqrf_trace_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 # the performance model: calibrated into a cache directory, then read back from it
 ftla_test_target(test_model)
-add_test(NAME test_model_cpu COMMAND test_model cpu fresh ${CMAKE_CURRENT_BINARY_DIR}/mcache_cpu)
-add_test(NAME test_model_cached_cpu
-         COMMAND test_model cpu cached ${CMAKE_CURRENT_BINARY_DIR}/mcache_cpu)
-set_tests_properties(test_model_cpu PROPERTIES LABELS cpu TIMEOUT 300 FIXTURES_SETUP mcache_cpu)
-set_tests_properties(test_model_cached_cpu PROPERTIES LABELS cpu TIMEOUT 300
-                     FIXTURES_REQUIRED mcache_cpu)
-add_test(NAME test_model_gpu COMMAND test_model cuda fresh ${CMAKE_CURRENT_BINARY_DIR}/mcache_gpu)
-add_test(NAME test_model_cached_gpu
-         COMMAND test_model cuda cached ${CMAKE_CURRENT_BINARY_DIR}/mcache_gpu)
-set_tests_properties(test_model_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77
-                     FIXTURES_SETUP mcache_gpu)
-set_tests_properties(test_model_cached_gpu PROPERTIES LABELS gpu TIMEOUT 300
-                     SKIP_RETURN_CODE 77 FIXTURES_REQUIRED mcache_gpu)
+foreach(d cpu gpu)
+  if(d STREQUAL "cpu")
+    set(dev cpu)
+    set(props LABELS cpu TIMEOUT 300)
+  else()
+    set(dev cuda)
+    set(props LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+  endif()
+  add_test(NAME test_model_${d}
+           COMMAND test_model ${dev} fresh ${CMAKE_CURRENT_BINARY_DIR}/mcache_${d})
+  add_test(NAME test_model_cached_${d}
+           COMMAND test_model ${dev} cached ${CMAKE_CURRENT_BINARY_DIR}/mcache_${d})
+  set_tests_properties(test_model_${d} PROPERTIES ${props} FIXTURES_SETUP mcache_${d})
+  set_tests_properties(test_model_cached_${d} PROPERTIES ${props} FIXTURES_REQUIRED mcache_${d})
+endforeach()
 add_test(NAME test_trace_gpu COMMAND test_trace cuda)
 add_test(NAME testing_ft_dgeqrf_trace_gpu
          COMMAND testing_ft_dgeqrf -N 3000 --crossover -1 --trace --panel gpu --device cuda

@@ -47,7 +47,8 @@ static void placement(ft_context_t *ctx, int panel, int protect, const double *A
     p.nb = 32, p.crossover = -1, p.panel = panel, p.protect = protect;
     TU_CHECK(ft_context_set_policy(ctx, &p) == 0, "set_policy");
     const int64_t k = m < n ? m : n, np = (k + 31) / 32, cap = 100000;
-    double *AF = malloc((size_t)(m * n) * sizeof(double)), *tau = malloc((size_t)k * sizeof(double));
+    double *AF = malloc((size_t)(m * n) * sizeof(double));
+    double *tau = malloc((size_t)k * sizeof(double));
     ft_trace_t tr = {.spans = malloc((size_t)cap * sizeof(ft_span_t)), .capacity = cap};
     TU_CHECK(ft_context_set_trace(ctx, &tr) == 0, "set_trace");
     int st = factor(ctx, m, n, A, AF, tau);

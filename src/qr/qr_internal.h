@@ -210,6 +210,11 @@ int64_t qr_auto_nb(int64_t n, int gpanel);
 int qr_resolve_panel(const ft_policy_t *pol, const ft_backend_t *be);
 
 /* qr_loop.c */
+/* The block reflector: C := H^T C = (I - V T^T V^T) C, V (mi x ib, unit lower, explicit zeros
+ * and ones above, qr_larfb's V in place), as LAPACK dlarfb('L','T','F','C'); Wk ib x nc. */
+int qr_larfb_v(const ft_backend_t *be, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib,
+               const double *V, int64_t ldv, const double *T, int64_t ldt, double *C,
+               int64_t ldc, double *Wk, int64_t ldw);
 int qr_setup(qr_t *g);
 int qr_factor(qr_t *g);
 /* qr_checks.c */

@@ -16,20 +16,17 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The block reflector: C := H^T C = (I - V T^T V^T) C, V (mi x ib, unit lower, explicit zeros
- * and ones above), as LAPACK dlarfb('L','T','F','C'). */
-static int larfb(qr_t *g, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib, const double *V,
-                 int64_t ldv, const double *T, int64_t ldt, double *C, int64_t ldc, double *Wk,
-                 int64_t ldw)
+/* qr_internal.h */
+int qr_larfb_v(const ft_backend_t *be, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib,
+               const double *V, int64_t ldv, const double *T, int64_t ldt, double *C,
+               int64_t ldc, double *Wk, int64_t ldw)
 {
-    const ft_backend_t *be = g->be;
     if (mi <= 0 || nc <= 0 || ib <= 0) return FT_SUCCESS;
     FT_CHECK(be->dgemm(q, 'T', 'N', ib, nc, mi, 1.0, V, ldv, C, ldc, 0.0, Wk, ldw));
     FT_CHECK(be->dtrmm(q, 'L', 'U', 'T', 'N', ib, nc, 1.0, T, ldt, Wk, ldw));
     FT_CHECK(be->dgemm(q, 'N', 'N', mi, nc, ib, -1.0, V, ldv, Wk, ldw, 1.0, C, ldc));
     return FT_SUCCESS;
 }
-
 
 /* Adds the time since t0 to host phase ph; returns now. */
 static double hp_add(qr_t *g, int ph, double t0)
@@ -149,7 +146,7 @@ static int panel_dev(qr_t *g, int64_t p, int b)
         FT_CHECK(be->copy_matrix(q, mi, h, P, ld, V, m));
         FT_CHECK(be->unit_lower(q, h, V, m));
         FT_CHECK(be->larft(q, mi, h, V, m, tau, T, nb, g->dLw, g->lw_bytes));
-        FT_CHECK(larfb(g, q, mi, ib - h, h, V, m, T, nb, P + h * ld, ld, g->dWa, nb));
+        FT_CHECK(qr_larfb_v(be, q, mi, ib - h, h, V, m, T, nb, P + h * ld, ld, g->dWa, nb));
     }
     if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ld, 1));
     FT_CHECK(be->geqrf(q, mi - h, ib - h, P + h + h * ld, ld, tau + h, g->dLw, g->lw_bytes));
@@ -524,8 +521,8 @@ restart:
         if (la > 0) {
             FT_CHECK(be->fork(g->qs, g->qm)); /* the rest of step p-1 */
             const int sp = qr_tb(g, g->qm, FT_PHASE_LOOKAHEAD, p);
-            FT_CHECK(larfb(g, g->qm, mi, la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
-                           dA + i + j0 * ld, ld, g->dWa, nb));
+            FT_CHECK(qr_larfb_v(be, g->qm, mi, la, ib, g->dV[b], m, g->dT + p * nb * nb, nb,
+                                dA + i + j0 * ld, ld, g->dWa, nb));
             qr_te(g, sp, g->qm);
             if (g->prof) {
                 g->ev_la[p % QR_EV_SLOTS] = 1;
@@ -580,8 +577,9 @@ restart:
         th = hp_add(g, QR_HP_PROT, th);
         sp = qr_tb(g, g->qs, FT_PHASE_UPDATE, p);
         if (j0 < n)
-            FT_CHECK(larfb(g, g->qs, mi, n - j0 - la, ib, g->dV[b], m, (g->dT + p * nb * nb), nb,
-                           dA + i + (j0 + la) * ld, ld, g->dWb, nb));
+            FT_CHECK(qr_larfb_v(be, g->qs, mi, n - j0 - la, ib, g->dV[b], m,
+                                g->dT + p * nb * nb, nb, dA + i + (j0 + la) * ld, ld, g->dWb,
+                                nb));
         qr_te(g, sp, g->qs);
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 2), g->qs));
         /* the checksum columns: behind the rest on the side queue; with panels in work memory
@@ -590,8 +588,8 @@ restart:
         if (g->protect) {
             ft_queue_t *qc = g->gpanel ? g->qck : g->qs;
             sp = qr_tb(g, qc, FT_PHASE_CHECKSUM, p);
-            FT_CHECK(larfb(g, qc, mi, QR_NCS * g->ncb, ib, g->dV[b], m, (g->dT + p * nb * nb),
-                           nb, g->dCS + i, m, g->dWc, nb));
+            FT_CHECK(qr_larfb_v(be, qc, mi, QR_NCS * g->ncb, ib, g->dV[b], m,
+                                g->dT + p * nb * nb, nb, g->dCS + i, m, g->dWc, nb));
             qr_te(g, sp, qc);
         }
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));

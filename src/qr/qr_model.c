@@ -59,9 +59,9 @@ static void cache_path(const char *device, char *out, size_t len)
 
 /* The fields, in file order. */
 #define FIELDS(X)                                                                                  \
-    X(gp_m, QR_MODEL_NH) X(gp_t[0], QR_MODEL_NNB) X(gp_t[1], QR_MODEL_NNB)                          \
-    X(gp_t[2], QR_MODEL_NNB) X(cp_m, QR_MODEL_NH) X(cp_t[0], QR_MODEL_NNB)                          \
-    X(cp_t[1], QR_MODEL_NNB) X(cp_t[2], QR_MODEL_NNB) X(up_a, QR_MODEL_NNB)                         \
+    X(gp_m, QR_MODEL_NH) X(gp_t[0], QR_MODEL_NNB) X(gp_t[1], QR_MODEL_NNB)                        \
+    X(gp_t[2], QR_MODEL_NNB) X(cp_m, QR_MODEL_NH) X(cp_t[0], QR_MODEL_NNB)                        \
+    X(cp_t[1], QR_MODEL_NNB) X(cp_t[2], QR_MODEL_NNB) X(up_a, QR_MODEL_NNB)                       \
     X(up_r, QR_MODEL_NNB) X(cs_a, QR_MODEL_NNB) X(cs_b, QR_MODEL_NNB)
 
 static int load(const char *path, const char *device, qr_model_t *M)
@@ -133,15 +133,6 @@ typedef struct {
     double *hP, *hP0, *hw;
 } cal_t;
 
-static int larfb_(const ft_backend_t *be, ft_queue_t *q, int64_t m, int64_t n, int64_t k,
-                  const double *V, int64_t ldv, const double *T, double *C, int64_t ldc,
-                  double *W)
-{
-    FT_CHECK(be->dgemm(q, 'T', 'N', k, n, m, 1.0, V, ldv, C, ldc, 0.0, W, k));
-    FT_CHECK(be->dtrmm(q, 'L', 'U', 'T', 'N', k, n, 1.0, T, k, W, k));
-    return be->dgemm(q, 'N', 'N', m, n, k, -1.0, V, ldv, W, k, 1.0, C, ldc);
-}
-
 /* what: 0 device panel, 1 host panel, 2 update (n columns), 3 checksum update, 4 copy in,
  * 5 copy out, 6 pass over work memory (n columns of m) */
 static int run_op(cal_t *k, ft_queue_t *q, int what, int64_t m, int64_t n, int64_t nb)
@@ -157,8 +148,9 @@ static int run_op(cal_t *k, ft_queue_t *q, int what, int64_t m, int64_t n, int64
         int st = ft_lapack_panel_qr(m, nb, k->hP, k->cm2, k->hw + 64 * 256, k->hw, 64 * 256);
         return st ? st : ft_lapack_larft(m, nb, k->hP, k->cm2, k->hw + 64 * 256, k->hw, nb);
     }
-    case 2: return larfb_(be, q, m, n, nb, k->V, k->m2, k->T, k->C, m, k->W);
-    case 3: return larfb_(be, q, m, QR_NCS * 8, nb, k->V, k->m2, k->T, k->CS, k->m2, k->W);
+    case 2: return qr_larfb_v(be, q, m, n, nb, k->V, k->m2, k->T, nb, k->C, m, k->W, nb);
+    case 3:
+        return qr_larfb_v(be, q, m, QR_NCS * 8, nb, k->V, k->m2, k->T, nb, k->CS, k->m2, k->W, nb);
     case 4: return be->set_matrix(q, m, n, k->hP0, m, k->P, m);
     case 5: return be->get_matrix(q, m, n, k->P, m, k->hP0, m);
     default: return be->copy_matrix(q, m, n, k->C, m, k->C + m * n, m);
