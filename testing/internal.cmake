@@ -23,3 +23,13 @@ add_test(NAME test_givens_cpu COMMAND test_givens cpu)
 set_tests_properties(test_givens_cpu PROPERTIES LABELS cpu TIMEOUT 120)
 add_test(NAME test_givens_cuda COMMAND test_givens cuda)
 set_tests_properties(test_givens_cuda PROPERTIES LABELS gpu TIMEOUT 600 SKIP_RETURN_CODE 77)
+
+# The panel in work memory (issue 10): recursive, its leaves the backend's qr_leaf (on cuda the
+# cooperative shared-memory kernel), against LAPACK at every scale; `test_dpanel cuda --bench`
+# times it against cuSOLVER's geqrf and larft.
+ftla_test_target(test_dpanel)
+target_include_directories(test_dpanel PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME test_dpanel_cpu COMMAND test_dpanel cpu)
+set_tests_properties(test_dpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME test_dpanel_cuda COMMAND test_dpanel cuda)
+set_tests_properties(test_dpanel_cuda PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)

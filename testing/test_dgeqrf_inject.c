@@ -32,7 +32,12 @@
  * checks: detected (a RECOMPUTED event of the region at the fault's step), re-factored from that
  * panel, status 0, dqrt01 ratios below 30; a flip of a low mantissa bit inside the panel may
  * stay below the rounding threshold and then the ratios must still be below 30; without the
- * original A (keep_input -1): reported (FT_ERR_NOT_RECOVERED).
+ * original A (keep_input -1): reported (FT_ERR_NOT_RECOVERED). Panels in work memory are
+ * recursive (qr_dpanel.c): each leaf writes its vectors into V as it finishes, so a change to a
+ * vector of the finished half afterwards is a change to the output's Householder vectors
+ * (FT_REGION_Q), which the checkpoint of Q corrects in place (a CORRECTED event of FT_REGION_Q
+ * at that element) instead of a re-factorization (which panels that the backend factors in one
+ * piece still get).
  *
  * Usage: test_dgeqrf_inject [cpu|cuda|auto] [q|pv]
  */
@@ -359,8 +364,17 @@ static void shape_q(tu_rng_t *rng, int64_t m, int64_t n)
     free(A);
 }
 
+/* The panels are factored in work memory: FTLA_PANEL, else (AUTO) on CUDA only. */
+static int gpanel(void)
+{
+    const char *e = getenv("FTLA_PANEL");
+    if (ft_context_device(g_ctx) == FT_DEVICE_CUDA) return !(e && strcmp(e, "cpu") == 0);
+    return e && strcmp(e, "gpu") == 0;
+}
+
 /* A panel or reflector fault: re-factored from its step (or, for a change below the rounding
- * threshold of the panel check, `small`, left with ratios below 30). */
+ * threshold of the panel check, `small`, left with ratios below 30; or, a vector of the
+ * finished half of a panel in work memory, corrected by the checkpoint of Q: the header). */
 static void expect_pv(const double *A, int64_t m, int64_t n, int q, ft_fault_t f, int small)
 {
     run_t r;
@@ -368,6 +382,29 @@ static void expect_pv(const double *A, int64_t m, int64_t n, int q, ft_fault_t f
     long f0 = tu_failed;
     desc(&f, d);
     run(A, m, n, q, &f, 1, &r);
+    const ft_event_t *in = find(&r.rep, FT_EVENT_INJECTED);
+    const int64_t k = m < n ? m : n, i0 = f.step * NB, h = (k - i0 < NB ? k - i0 : NB) / 2;
+    if (f.region == FT_REGION_PANEL && gpanel() && in && in->row > in->col && in->col < i0 + h) {
+        /* corrected by the checkpoint of Q (recursive panel), or re-factored (a panel the
+         * backend factors in one piece: shorter than its qr_leaf_min_rows) */
+        int fixed = 0;
+        for (int e = 0; e < r.rep.nevents; e++) {
+            const ft_event_t *c = &r.rep.events[e];
+            fixed |= c->kind == FT_EVENT_CORRECTED && c->region == FT_REGION_Q &&
+                     c->row == in->row && c->col == in->col && c->after == in->before;
+            fixed |= c->kind == FT_EVENT_RECOMPUTED && c->region == FT_REGION_PANEL &&
+                     c->step == f.step;
+        }
+        TU_CHECK(r.status == 0 && r.rep.injected == 1 && r.rep.uncorrectable == 0 && fixed &&
+                     r.res[0] < TOL && r.res[1] < TOL,
+                 "%lldx%lld q=%d %s (a finished vector): status %d uncorrectable %lld, corrected "
+                 "by the checkpoint of Q or re-factored %d, ratios %.3g %.3g",
+                 (long long)m, (long long)n, q, d, r.status, (long long)r.rep.uncorrectable,
+                 fixed, r.res[0], r.res[1]);
+        if (tu_failed > f0) tu_print_report(d, &r.rep);
+        done(&r);
+        return;
+    }
     /* a changed V or T may be seen first by a panel check: on the host backend (where T is
      * the host's) its diagonal no longer equals tau, and the next panel, computed from the
      * columns that the wrong update changed, fails its own check (before the digests of the

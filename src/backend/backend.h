@@ -45,6 +45,11 @@ typedef struct ft_queue ft_queue_t;
 /* An event: a point in a queue's work, for ordering and timing. */
 typedef struct ft_qevent ft_qevent_t;
 
+/* The widest leaf of the recursive panel (qr_leaf), and qr_leaf's "this shape: not here"
+ * (positive: not an error; nothing was issued). */
+#define FT_QR_LEAF_MAX 32
+#define FT_BE_DECLINED 1
+
 typedef struct ft_backend {
     ft_device_t kind;
     const char *name;
@@ -131,6 +136,20 @@ typedef struct ft_backend {
     /* The n x n top block of A: zeros strictly above the diagonal, ones on it (what is below
      * is left as it is): a factored panel made into V. */
     int (*unit_lower)(ft_queue_t *q, int64_t n, double *A, int64_t lda);
+    /* One leaf of the recursive panel (qr_dpanel.c): the Householder QR of the m x n A (ld lda,
+     * m >= n, n <= FT_QR_LEAF_MAX) in place, dgeqrf layout, with tau, its V (ld ldv, m rows
+     * and the vz rows above: zeros there and above the diagonal, the unit diagonal, the
+     * vectors) and its T (n x n, ld ldt, dlarft 'F','C', zeros below the diagonal); work:
+     * lapack_work bytes. FT_BE_DECLINED (nothing issued) where the backend cannot take this
+     * shape in one piece: for a taller leaf than it can hold. NULL: no leaves (the panel is
+     * factored by geqrf and larft). */
+    int (*qr_leaf)(ft_queue_t *q, int64_t m, int64_t n, double *A, int64_t lda, double *tau,
+                   double *V, int64_t ldv, int64_t vz, double *T, int64_t ldt, void *work,
+                   size_t bytes);
+    /* Panels shorter than this are factored in one piece (geqrf, larft) even with qr_leaf: the
+     * leaves' cost hardly falls with their rows (on cuda two grid-wide syncs a column), the
+     * one-piece path's does (bench/NOTES.md "device panel"). */
+    int64_t qr_leaf_min_rows;
 
     /* ---- generic reductions ---- */
     /* Block sums of the logical matrix X' = op(X) (rows x cols; trans 'N': X' = X stored

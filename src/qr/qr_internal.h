@@ -215,6 +215,15 @@ int qr_resolve_panel(const ft_policy_t *pol, const ft_backend_t *be);
 int qr_larfb_v(const ft_backend_t *be, ft_queue_t *q, int64_t mi, int64_t nc, int64_t ib,
                const double *V, int64_t ldv, const double *T, int64_t ldt, double *C,
                int64_t ldc, double *Wk, int64_t ldw);
+/* qr_dpanel.c: the panel (mi x ib at P, ld ld) factored in work memory on queue q: dgeqrf
+ * layout in place, tau (work memory), V (mi x ib, ld ldv: explicit zeros and unit diagonal)
+ * and T (ib x ib, ld ldt, zeros below the diagonal); Wk at least ib x ib (ld ldw); lw: the
+ * backend's lapack_work(mi, ib) bytes. With 0 < h < ib the first h columns are factored and
+ * applied to the rest, then mid(arg) runs (a planned panel fault), then the rest. */
+int qr_dev_panel(const ft_backend_t *be, ft_queue_t *q, int64_t mi, int64_t ib, int64_t h,
+                 double *P, int64_t ld, double *tau, double *V, int64_t ldv, double *T,
+                 int64_t ldt, double *Wk, int64_t ldw, void *lw, size_t lwb,
+                 int (*mid)(void *), void *arg);
 int qr_setup(qr_t *g);
 int qr_factor(qr_t *g);
 /* qr_checks.c */

@@ -124,6 +124,20 @@ static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *T, double *
     return FT_SUCCESS;
 }
 
+typedef struct {
+    qr_t *g;
+    int64_t p;
+    double *P;
+    int64_t ld;
+} pfault_t;
+
+/* The planned panel fault between the two halves of a device panel (qr_dev_panel's mid). */
+static int pfault_mid(void *a)
+{
+    const pfault_t *f = a;
+    return qr_panel_fault(f->g, f->p, f->P, f->ld, 1);
+}
+
 /* Panel p (buffer b) in work memory, on the main queue behind the lookahead that finished its
  * columns (policy.panel = GPU; docs/qr.md "Panel placement"): its x and sigma A_p for the panel
  * check; the backend's geqrf in place (tau into dTau); V (the panel with explicit zeros and
@@ -141,18 +155,10 @@ static int panel_dev(qr_t *g, int64_t p, int b)
     double *P = g->dA + i + i * ld, *tau = g->dTau + i, *V = g->dV[b], *T = g->dT + p * nb * nb;
     const int sp = qr_tb(g, q, FT_PHASE_PANEL, p);
     FT_CHECK(qr_pc_sum(g, p, q));
-    if (h > 0) { /* the first half, its reflectors applied to the second */
-        FT_CHECK(be->geqrf(q, mi, h, P, ld, tau, g->dLw, g->lw_bytes));
-        FT_CHECK(be->copy_matrix(q, mi, h, P, ld, V, m));
-        FT_CHECK(be->unit_lower(q, h, V, m));
-        FT_CHECK(be->larft(q, mi, h, V, m, tau, T, nb, g->dLw, g->lw_bytes));
-        FT_CHECK(qr_larfb_v(be, q, mi, ib - h, h, V, m, T, nb, P + h * ld, ld, g->dWa, nb));
-    }
-    if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ld, 1));
-    FT_CHECK(be->geqrf(q, mi - h, ib - h, P + h + h * ld, ld, tau + h, g->dLw, g->lw_bytes));
-    FT_CHECK(be->copy_matrix(q, mi, ib, P, ld, V, m));
-    FT_CHECK(be->unit_lower(q, ib, V, m));
-    FT_CHECK(be->larft(q, mi, ib, V, m, tau, T, nb, g->dLw, g->lw_bytes));
+    if (g->nplan && h == 0) FT_CHECK(qr_panel_fault(g, p, P, ld, 1));
+    pfault_t pf = {g, p, P, ld};
+    FT_CHECK(qr_dev_panel(be, q, mi, ib, h, P, ld, tau, V, m, T, nb, g->dWa, nb, g->dLw,
+                          g->lw_bytes, h > 0 ? pfault_mid : NULL, &pf));
     if (g->pcheck) { /* the seal */
         FT_CHECK(be->digest(q, mi, ib, V, m, g->dSeal));
         FT_CHECK(be->digest(q, ib, ib, T, nb, g->dSeal + nb));

@@ -140,10 +140,8 @@ static int run_op(cal_t *k, ft_queue_t *q, int what, int64_t m, int64_t n, int64
     const ft_backend_t *be = k->be;
     switch (what) {
     case 0:
-        FT_CHECK(be->geqrf(q, m, nb, k->P, k->m2, k->tau, k->lw, k->lwb));
-        FT_CHECK(be->copy_matrix(q, m, nb, k->P, k->m2, k->V, k->m2));
-        FT_CHECK(be->unit_lower(q, nb, k->V, k->m2));
-        return be->larft(q, m, nb, k->V, k->m2, k->tau, k->T, nb, k->lw, k->lwb);
+        return qr_dev_panel(be, q, m, nb, 0, k->P, k->m2, k->tau, k->V, k->m2, k->T, nb, k->W,
+                            nb, k->lw, k->lwb, NULL, NULL);
     case 1: {
         int st = ft_lapack_panel_qr(m, nb, k->hP, k->cm2, k->hw + 64 * 256, k->hw, 64 * 256);
         return st ? st : ft_lapack_larft(m, nb, k->hP, k->cm2, k->hw + 64 * 256, k->hw, nb);

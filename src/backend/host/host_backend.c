@@ -438,6 +438,42 @@ static int h_larft(ft_queue_t *q, int64_t m, int64_t k, const double *V, int64_t
 }
 
 typedef struct {
+    int64_t m, n, lda, ldv, vz, ldt, lwork;
+    double *A, *tau, *V, *T, *work;
+} leaf_args;
+
+/* LAPACK's dgeqrf on the leaf, V written out (zeros above, the unit diagonal), dlarft's T with
+ * zeros below its diagonal. */
+static int run_leaf(void *p)
+{
+    const leaf_args *a = p;
+    int st = ft_lapack_panel_qr(a->m, a->n, a->A, a->lda, a->tau, a->work, a->lwork);
+    if (st) return st;
+    for (int64_t c = 0; c < a->n; c++) {
+        double *v = a->V + c * a->ldv - a->vz;
+        const double *x = a->A + c * a->lda;
+        for (int64_t r = 0; r < a->vz + c; r++) v[r] = 0.0;
+        v[a->vz + c] = 1.0;
+        memcpy(v + a->vz + c + 1, x + c + 1, (size_t)(a->m - c - 1) * sizeof(double));
+    }
+    if ((st = ft_lapack_larft(a->m, a->n, a->V, a->ldv, a->tau, a->T, a->ldt))) return st;
+    for (int64_t c = 0; c < a->n; c++)
+        for (int64_t r = c + 1; r < a->n; r++) a->T[r + c * a->ldt] = 0.0;
+    return FT_SUCCESS;
+}
+
+static int h_qr_leaf(ft_queue_t *q, int64_t m, int64_t n, double *A, int64_t lda, double *tau,
+                     double *V, int64_t ldv, int64_t vz, double *T, int64_t ldt, void *work,
+                     size_t bytes)
+{
+    if (n < 1 || n > FT_QR_LEAF_MAX || m < n || vz < 0) return FT_BE_DECLINED;
+    leaf_args a = {m, n, lda, ldv, vz, ldt, (int64_t)(bytes / sizeof(double)), A, tau, V, T,
+                   work};
+    if (a.lwork < n) return FT_ERR_INTERNAL;
+    return ft_host_submit(q, run_leaf, &a, sizeof a);
+}
+
+typedef struct {
     int64_t n, lda;
     double *A;
 } unit_args;
@@ -502,6 +538,7 @@ static const ft_backend_t g_host = {
     .geqrf = h_geqrf,
     .larft = h_larft,
     .unit_lower = h_unit_lower,
+    .qr_leaf = h_qr_leaf,
     .block_sums = ft_host_block_sums,
     .col_absmax = ft_host_col_absmax,
     .digest = ft_host_digest,
