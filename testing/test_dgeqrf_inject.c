@@ -386,8 +386,9 @@ static void expect_pv(const double *A, int64_t m, int64_t n, int q, ft_fault_t f
     const int64_t k = m < n ? m : n, i0 = f.step * NB, h = (k - i0 < NB ? k - i0 : NB) / 2;
     if (f.region == FT_REGION_PANEL && gpanel() && in && in->row > in->col && in->col < i0 + h) {
         /* corrected by the checkpoint of Q (recursive panel), or re-factored (a panel the
-         * backend factors in one piece: shorter than its qr_leaf_min_rows) */
-        int fixed = 0;
+         * backend factors in one piece: shorter than its qr_leaf_min_rows), or there a change
+         * below the panel check's rounding threshold (`small`, the ratios below 30) */
+        int fixed = small && r.rep.detected == 0;
         for (int e = 0; e < r.rep.nevents; e++) {
             const ft_event_t *c = &r.rep.events[e];
             fixed |= c->kind == FT_EVENT_CORRECTED && c->region == FT_REGION_Q &&

@@ -13,6 +13,7 @@
  *       diagonal; T within rounding of dlarft's from that V and tau, zeros below its diagonal;
  *       a second run bitwise the same; the one-piece path (the backend's geqrf and larft, what
  *       backends without leaves run) likewise;
+ *   test_dpanel cpu|cuda --small: panels up to 300 rows only (for compute-sanitizer);
  *   test_dpanel cuda --bench: the recursive panel against the one-piece path (cuSOLVER's
  *     geqrf, larft) by rows and nb, ms (median of 7, min-max), the table last.
  */
@@ -231,11 +232,12 @@ int main(int argc, char **argv)
 {
     ft_device_t dev;
     if (argc < 2 || tu_parse_device(argv[1], &dev) || dev == FT_DEVICE_AUTO) {
-        printf("usage: test_dpanel cpu|cuda [--bench]\n");
+        printf("usage: test_dpanel cpu|cuda [--small|--bench]\n");
         return 2;
     }
     if (dev == FT_DEVICE_CUDA && !ft_cuda_available()) tu_skip_no_cuda();
     const int do_bench = argc > 2 && strcmp(argv[2], "--bench") == 0;
+    const int small = argc > 2 && strcmp(argv[2], "--small") == 0; /* for the sanitizers */
     env_t e;
     const int64_t mmax = do_bench ? 32768 : 16384;
     int st = setup(&e, dev, mmax, 256);
@@ -258,6 +260,7 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             const int64_t m = shapes[s][0], ib = shapes[s][1], h = shapes[s][2];
             if (dev == FT_DEVICE_CPU && m > 5000) continue; /* the host's leaves are LAPACK's */
+            if (small && m > 300) continue;
             for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++)
                 if (k == 0 || m <= 2048) one(&e, &leaves, "leaves", &rng, m, ib, h, scales[k], 0);
             one(&e, &leaves, "leaves", &rng, m, ib, h, 1.0, 1);

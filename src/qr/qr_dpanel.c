@@ -14,6 +14,8 @@
  */
 #include "qr/qr_internal.h"
 
+#include <stdlib.h>
+
 typedef struct {
     const ft_backend_t *be;
     ft_queue_t *q;
@@ -57,6 +59,20 @@ static int node(const dpanel_t *d, int64_t c0, int64_t w, int64_t split)
     return be->dtrmm(q, 'R', 'U', 'N', 'N', w1, w2, 1.0, T2, ldt, T12, ldt);
 }
 
+/* The shortest panel factored by leaves: the backend's qr_leaf_min_rows, or FTLA_QR_LEAF_MIN_ROWS
+ * (a count of rows, read once; 0: every panel by leaves — for tests and measurements). */
+static int64_t leaf_min_rows(const ft_backend_t *be)
+{
+    static int64_t env = -2;
+    if (env == -2) {
+        const char *e = getenv("FTLA_QR_LEAF_MIN_ROWS");
+        char *end = NULL;
+        const long long v = e && *e ? strtoll(e, &end, 10) : -1;
+        env = e && *e && end && *end == '\0' && v >= 0 ? (int64_t)v : -1;
+    }
+    return env >= 0 ? env : be->qr_leaf_min_rows;
+}
+
 /* qr_internal.h */
 int qr_dev_panel(const ft_backend_t *be, ft_queue_t *q, int64_t mi, int64_t ib, int64_t h,
                  double *P, int64_t ld, double *tau, double *V, int64_t ldv, double *T,
@@ -64,7 +80,7 @@ int qr_dev_panel(const ft_backend_t *be, ft_queue_t *q, int64_t mi, int64_t ib, 
                  int (*mid)(void *), void *arg)
 {
     if (mi <= 0 || ib <= 0) return FT_SUCCESS;
-    if (be->qr_leaf && mi >= be->qr_leaf_min_rows) {
+    if (be->qr_leaf && mi >= leaf_min_rows(be)) {
         const dpanel_t d = {be, q, mi, ld, ldv, ldt, ldw, P, tau, V, T, Wk, lw, lwb, mid, arg};
         /* T's blocks below the diagonal are never formed: zeros, as larft's */
         FT_CHECK(be->memset0(q, T, (size_t)(ldt * (ib - 1) + ib) * sizeof(double)));
