@@ -5,8 +5,8 @@
  *
  *   test_dpanel cpu|cuda: for panels from 1 x 1 to 16384 x 256 (leaves of every width 1 ... 32,
  *     one block and many; split at h as a planned panel fault splits it), data of every scale
- *     (1, 2^-997, subnormal 2^-1030, 2^997), a zero column (tau = 0, H = I) and a column zero
- *     below its diagonal:
+ *     (1, 2^-997, subnormal 2^-1030, 2^997), a zero column (tau = 0, H = I), a column zero
+ *     below its diagonal, and columns close to the span of the ones before them:
  *       dqrt01's ratios of the result (Q from LAPACKE_dorgqr) below 30, R and tau within
  *       rounding of LAPACKE_dgeqrf's (the same reflector convention as dlarfg, not only the
  *       same span); V exactly the panel's vectors with zeros above the diagonal and the unit
@@ -71,13 +71,22 @@ static void one(env_t *e, const ft_backend_t *be, const char *path, tu_rng_t *rn
     tu_fill(rng, m, ib, A, m);
     for (int64_t j = 0; j < ib; j++)
         for (int64_t r = 0; r < m; r++) A[r + j * m] *= scale;
-    if (special && ib > 2) { /* a zero column; a column zero below its diagonal */
+    if (special == 1 && ib > 2) { /* a zero column; a column zero below its diagonal */
         for (int64_t r = 0; r < m; r++) A[r + 1 * m] = 0.0;
         for (int64_t r = 3; r < m; r++) A[r + 2 * m] = 0.0;
     }
+    /* columns close to the span of the ones before them (every 3rd: the last one plus 2^-4
+     * of noise, scaled): their norms after the update cancel, what the cuda leaf's one-sync
+     * norm must notice (it recomputes them; cuda_qr_leaf.cu) */
+    if (special == 2)
+        for (int64_t j = 1; j < ib; j += 3)
+            for (int64_t r = 0; r < m; r++)
+                A[r + j * m] = 3.0 * A[r + (j - 1) * m] + 0x1p-4 * A[r + j * m];
     char d[160];
     snprintf(d, sizeof d, "%s %lld x %lld h %lld scale %g%s", path, (long long)m, (long long)ib,
-             (long long)h, scale, special ? " special" : "");
+             (long long)h, scale, special == 1   ? " special"
+             : special == 2 ? " near-dependent"
+                            : "");
     int st = factor(e, be, m, ib, h, A, P, tau, V, T);
     TU_CHECK(st == 0, "%s: status %d", d, st);
     if (st) goto out;
@@ -264,6 +273,7 @@ int main(int argc, char **argv)
             for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++)
                 if (k == 0 || m <= 2048) one(&e, &leaves, "leaves", &rng, m, ib, h, scales[k], 0);
             one(&e, &leaves, "leaves", &rng, m, ib, h, 1.0, 1);
+            one(&e, &leaves, "leaves", &rng, m, ib, h, 1.0, 2);
             if (m <= 2048) one(&e, &piece, "one piece", &rng, m, ib, h, 1.0, 1);
         }
     }
