@@ -113,6 +113,19 @@ __device__ __forceinline__ double grid_reduce(const double *base, int G, int e, 
     return s;
 }
 
+/* Rows r, r + NWP, ... (U of them) of v_j (1 at row j) and of column c, zeros past the block's
+ * nr rows: loaded together (a column's cost is latency, not arithmetic). */
+__device__ __forceinline__ void rows_vx(const double *sm, int L, int r, int nr, int64_t r0, int j,
+                                        int c, double *v, double *x)
+{
+#pragma unroll
+    for (int u = 0; u < U; u++) {
+        const int rr = r + u * NWP;
+        v[u] = rr < nr ? (r0 + rr == j ? 1.0 : sm[rr + j * L]) : 0.0;
+        x[u] = rr < nr ? sm[rr + c * L] : 0.0;
+    }
+}
+
 /* LAPACK's dlapy2: sqrt(x^2 + y^2) without overflow. */
 __device__ __forceinline__ double lapy2(double x, double y)
 {
@@ -247,12 +260,7 @@ __global__ void __launch_bounds__(NT) qr_leaf_k(leaf_args a)
                  * what a column costs); the sums still in the order of the rows */
                 for (int r = rb + warp; r < nr; r += U * NWP) {
                     double v[U], x[U];
-#pragma unroll
-                    for (int u = 0; u < U; u++) {
-                        const int rr = r + u * NWP;
-                        v[u] = rr < nr ? (r0 + rr == j ? 1.0 : sm[rr + j * L]) : 0.0;
-                        x[u] = rr < nr ? sm[rr + c * L] : 0.0;
-                    }
+                    rows_vx(sm, L, r, nr, r0, j, c, v, x);
 #pragma unroll
                     for (int u = 0; u < U; u++) {
                         d = fma(v[u], x[u], d);
@@ -327,12 +335,7 @@ __global__ void __launch_bounds__(NT) qr_leaf_k(leaf_args a)
             const int rb = (int)(j - r0 > 0 ? j - r0 : 0);
             for (int r = rb + warp; r < nr; r += U * NWP) {
                 double v[U], x[U];
-#pragma unroll
-                for (int u = 0; u < U; u++) {
-                    const int rr = r + u * NWP;
-                    v[u] = rr < nr ? (r0 + rr == j ? 1.0 : sm[rr + j * L]) : 0.0;
-                    x[u] = rr < nr ? sm[rr + c * L] : 0.0;
-                }
+                rows_vx(sm, L, r, nr, r0, j, c, v, x);
 #pragma unroll
                 for (int u = 0; u < U; u++)
                     if (r + u * NWP < nr) sm[r + u * NWP + c * L] = fma(-(tau * v[u]), dc, x[u]);
