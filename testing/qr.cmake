@@ -98,13 +98,23 @@ endforeach()
 add_test(NAME testing_ft_dgeqrf_gpanel_cpu
          COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
                  --panel gpu --device cpu)
-add_test(NAME testing_ft_dgeqrf_inject_gpanel_cpu
-         COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
-                 --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
-                 --inject checksum:step=4 --inject panel:step=3:bit=60 --expect corrected
-                 --panel gpu --device cpu)
-set_tests_properties(testing_ft_dgeqrf_gpanel_cpu testing_ft_dgeqrf_inject_gpanel_cpu
-                     PROPERTIES LABELS cpu TIMEOUT 300)
+set_tests_properties(testing_ft_dgeqrf_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+# faults of every loop region with the panel on the device, each backend: all corrected
+foreach(d cpu gpu)
+  if(d STREQUAL "cpu")
+    set(dev cpu)
+    set(props LABELS cpu TIMEOUT 300)
+  else()
+    set(dev cuda)
+    set(props LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+  endif()
+  add_test(NAME testing_ft_dgeqrf_inject_gpanel_${d}
+           COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
+                   --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
+                   --inject checksum:step=4 --inject panel:step=3:bit=60 --expect corrected
+                   --panel gpu --device ${dev})
+  set_tests_properties(testing_ft_dgeqrf_inject_gpanel_${d} PROPERTIES ${props})
+endforeach()
 # the timeline (issue 10): the API (test_trace) and the tester's --trace, each placement
 ftla_test_target(test_trace)
 add_test(NAME test_trace_cpu COMMAND test_trace cpu)
@@ -150,11 +160,5 @@ add_test(NAME testing_ft_dgeqrf_cpanel_gpu
 add_test(NAME testing_ft_dgeqrf_gpanel_gpu
          COMMAND testing_ft_dgeqrf -M 300:2100:600 -N 300:2100:600 --crossover -1 --check
                  --panel gpu --device cuda)
-add_test(NAME testing_ft_dgeqrf_inject_gpanel_gpu
-         COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
-                 --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
-                 --inject checksum:step=4 --inject panel:step=3:bit=60 --expect corrected
-                 --panel gpu --device cuda)
 set_tests_properties(testing_ft_dgeqrf_cpanel_gpu testing_ft_dgeqrf_gpanel_gpu
-                     testing_ft_dgeqrf_inject_gpanel_gpu
                      PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
