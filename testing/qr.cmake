@@ -99,15 +99,19 @@ add_test(NAME testing_ft_dgeqrf_gpanel_cpu
          COMMAND testing_ft_dgeqrf -M 64:448:128 -N 64:448:128 --nb 32 --crossover -1 --check
                  --panel gpu --device cpu)
 set_tests_properties(testing_ft_dgeqrf_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300)
-# faults of every loop region with the panel on the device, each backend: all corrected
-foreach(d cpu gpu)
-  if(d STREQUAL "cpu")
+# d = cpu|gpu: dev, the backend's argument (cpu|cuda), and props, the test properties of label d
+macro(ftla_label_props d)
+  if("${d}" STREQUAL "cpu")
     set(dev cpu)
     set(props LABELS cpu TIMEOUT 300)
   else()
     set(dev cuda)
     set(props LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
   endif()
+endmacro()
+# faults of every loop region with the panel on the device, each backend: all corrected
+foreach(d cpu gpu)
+  ftla_label_props(${d})
   add_test(NAME testing_ft_dgeqrf_inject_gpanel_${d}
            COMMAND testing_ft_dgeqrf -M 500 -N 300 --nb 32 --crossover -1 --check --verify-every 1
                    --inject trailing:step=2:bit=55 --inject R:step=1:row=3:col=40:bit=62
@@ -131,13 +135,7 @@ set_tests_properties(test_trace_cpu test_trace_deferred_cpu testing_ft_dgeqrf_tr
 # the performance model: calibrated into a cache directory, then read back from it
 ftla_test_target(test_model)
 foreach(d cpu gpu)
-  if(d STREQUAL "cpu")
-    set(dev cpu)
-    set(props LABELS cpu TIMEOUT 300)
-  else()
-    set(dev cuda)
-    set(props LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
-  endif()
+  ftla_label_props(${d})
   add_test(NAME test_model_${d}
            COMMAND test_model ${dev} fresh ${CMAKE_CURRENT_BINARY_DIR}/mcache_${d})
   add_test(NAME test_model_cached_${d}
