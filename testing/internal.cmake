@@ -22,7 +22,10 @@ set_tests_properties(test_bigsizes_gpu PROPERTIES LABELS "gpu;big" TIMEOUT 900 S
 #   test_dpanel — the panel in work memory (issue 10): recursive, its leaves the backend's qr_leaf
 #     (on cuda the cooperative shared-memory kernel), against LAPACK at every scale
 #     (`test_dpanel cuda --bench` times it against cuSOLVER's geqrf and larft).
-foreach(t test_givens test_dpanel)
+#   test_reduce — the reductions the QR checks read the whole matrix with (the trapezoid sums of
+#     the checksum checks, the checkpoint sums of Q), bit for bit against plain references
+#     (`test_reduce cuda --bench` times them at 16384 x 16384 and 32768 x 8192).
+foreach(t test_givens test_dpanel test_reduce)
   ftla_test_target(${t})
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   add_test(NAME ${t}_cpu COMMAND ${t} cpu)

@@ -164,9 +164,26 @@ typedef struct ft_backend {
     int (*block_sums)(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
                       int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
                       double *abss, int64_t ldabs);
+    /* The weighted row sums of the trapezoid a QR check reads (qr_checks.c). The n columns
+     * are split into blocks of nbc (block b: [b nbc, min((b+1) nbc, n))), each with nw weight
+     * columns in EW (n x nw B, ld ldew, B = ceil(n / nbc)): column nw b + c of EW holds block
+     * b's weights c on block b's rows and is read nowhere else (EW is block diagonal). For
+     * every row l < m:
+     *   X(l, nw b + c) = sum_{j in block b, j >= min(l, i)} A(l, j) EW(j, nw b + c),
+     * i.e. X = [R11 R12; 0 A22] EW at panel boundary i (rows < i: from the diagonal on; rows
+     * >= i: the columns >= i; i = 0: A EW) — the product with the dense EW at 1 / B of its
+     * flops, in one read of the trapezoid. nw in 1 .. 3, nbc <= 1024. X (m x nw B, ld ldx) is
+     * overwritten. */
+    int (*qr_wsums)(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
+                    int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
+                    int64_t ldx);
     /* out[c] = max_r |X(r, c)| (NaN propagates) for an rows x cols column-major X. */
     int (*col_absmax)(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                       double *out);
+    /* asum[c] = sum_r |X(r, c)| and amax[c] = max_r |X(r, c)| (NaN propagates) in one read of
+     * X (the encode of the QR checks: the norms of A's columns). */
+    int (*col_asum_max)(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                        int64_t ldx, double *asum, double *amax);
     /* A bitwise digest of every column of an rows x cols column-major X (out in work memory):
      *   out[c] = sum_r ft_digest_mix(bits(X(r, c)), r)  (mod 2^64),
      * the same on every backend whatever the order of the additions (integer sums). Any single

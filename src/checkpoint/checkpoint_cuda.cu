@@ -1,7 +1,17 @@
 /*
  * checkpoint_cuda.cu — the checkpoint sums of Q on the device (checkpoint.h): one block per
- * column, each thread forms the weights of its rows in GF(p) (ckp_field.h) and the block adds
- * its sums; exact, so the result equals the host's running sums bit for bit.
+ * column; exact in GF(p) (ckp_field.h), so the result equals the host's running sums bit for
+ * bit.
+ *
+ * The weights C(t + e - 1, e) (t = m - r) are the running sums of running sums the host forms
+ * with additions only; a thread does the same over a run of K consecutive rows, with a local
+ * t' = 1 .. K, and shifts its five sums to the global t = t' + D once per run (the Vandermonde
+ * identity of these weights, a polynomial identity in D:
+ *     C(t' + D + e - 1, e) = sum_{j <= e} C(t' + j - 1, j) C(D + e - j - 1, e - j) ),
+ * about one multiplication a row where forming the weights of every row took ten (64-bit
+ * multiplications mod p are some twenty instructions each: the kernel was bound by them). A
+ * warp's 32 K rows come to shared memory by coalesced loads first, each thread then reads its
+ * run from there (padded: a run's rows fall on distinct banks).
  */
 #include "backend/cuda/cuda_internal.h"
 
@@ -12,40 +22,70 @@ extern "C" {
 
 namespace {
 
-constexpr int CT = 256;
+constexpr int CT = 256;            /* threads a block */
+constexpr int CW = CT / 32;        /* warps a block */
+constexpr int K = 16;              /* rows a thread's run */
+constexpr int SEG = 32 * K;        /* rows a warp's segment */
+constexpr int PAD = SEG + SEG / 16; /* a segment in shared memory, one pad word every 16 */
+
+__device__ __forceinline__ int pidx(int f) { return f + (f >> 4); }
 
 __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t lda,
                                              uint64_t *out)
 {
-    __shared__ uint64_t red[CT / 32][CKP_NS];
+    __shared__ uint64_t seg[CW][PAD];
+    __shared__ uint64_t red[CW][CKP_NS];
     const int64_t c = blockIdx.x;
     const double *a = A + c * lda;
+    const int w = threadIdx.x >> 5, l = threadIdx.x & 31;
     const uint64_t inv4 = ckp_mul(CKP_INV2, CKP_INV2);
     uint64_t s[CKP_NS] = {0, 0, 0, 0, 0};
-    for (int64_t r = c + 1 + threadIdx.x; r < m; r += CT) {
-        const uint64_t x = ckp_elem((uint64_t)__double_as_longlong(__ldg(a + r)));
-        const uint64_t t = (uint64_t)(m - r);
-        /* C(t+e-1, e): 1, t, t(t+1)/2, t(t+1)(t+2)/6, t(t+1)(t+2)(t+3)/24 */
-        const uint64_t w2 = ckp_mul(ckp_mul(t, t + 1), CKP_INV2);
-        const uint64_t w3 = ckp_mul(ckp_mul(w2, t + 2), CKP_INV3);
-        const uint64_t w4 = ckp_mul(ckp_mul(w3, t + 3), inv4);
-        s[0] = ckp_add(s[0], x);
-        s[1] = ckp_add(s[1], ckp_mul(x, t));
-        s[2] = ckp_add(s[2], ckp_mul(x, w2));
-        s[3] = ckp_add(s[3], ckp_mul(x, w3));
-        s[4] = ckp_add(s[4], ckp_mul(x, w4));
+    uint64_t *sg = seg[w];
+    /* segments of SEG rows from row c + 1, warp w taking every CW-th */
+    for (int64_t base = c + 1 + (int64_t)w * SEG; base < m; base += (int64_t)CW * SEG) {
+#pragma unroll 4
+        for (int k = 0; k < K; k++) {
+            const int64_t r = base + 32 * k + l;
+            sg[pidx(32 * k + l)] =
+                r < m ? ckp_elem((uint64_t)__double_as_longlong(__ldg(a + r))) : 0ull;
+        }
+        __syncwarp();
+        /* this lane's run: rows base + K l ... + K - 1, top to bottom (t' = K ... 1) */
+        uint64_t r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0;
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+            r0 = ckp_add(r0, sg[pidx(K * l + j)]);
+            r1 = ckp_add(r1, r0);
+            r2 = ckp_add(r2, r1);
+            r3 = ckp_add(r3, r2);
+            r4 = ckp_add(r4, r3);
+        }
+        __syncwarp(); /* the segment is reloaded next */
+        /* D = t - t' = m - (base + K l + K), mod p (negative past the end of the column) */
+        const int64_t d = m - (base + (int64_t)K * l + K);
+        const uint64_t D = d >= 0 ? (uint64_t)d : CKP_P - (uint64_t)(-d);
+        const uint64_t m1 = D;
+        const uint64_t m2 = ckp_mul(ckp_mul(D, ckp_red(D + 1)), CKP_INV2);
+        const uint64_t m3 = ckp_mul(ckp_mul(m2, ckp_red(D + 2)), CKP_INV3);
+        const uint64_t m4 = ckp_mul(ckp_mul(m3, ckp_red(D + 3)), inv4);
+        s[0] = ckp_add(s[0], r0);
+        s[1] = ckp_add(s[1], ckp_add(r1, ckp_mul(r0, m1)));
+        s[2] = ckp_add(s[2], ckp_add(ckp_add(r2, ckp_mul(r1, m1)), ckp_mul(r0, m2)));
+        s[3] = ckp_add(s[3], ckp_add(ckp_add(r3, ckp_mul(r2, m1)),
+                                     ckp_add(ckp_mul(r1, m2), ckp_mul(r0, m3))));
+        s[4] = ckp_add(s[4], ckp_add(ckp_add(ckp_add(r4, ckp_mul(r3, m1)), ckp_mul(r2, m2)),
+                                     ckp_add(ckp_mul(r1, m3), ckp_mul(r0, m4))));
     }
 #pragma unroll
     for (int e = 0; e < CKP_NS; e++)
         for (int o = 16; o > 0; o >>= 1)
             s[e] = ckp_add(s[e], __shfl_down_sync(0xffffffffu, s[e], o));
-    const int w = threadIdx.x >> 5, l = threadIdx.x & 31;
     if (l == 0)
         for (int e = 0; e < CKP_NS; e++) red[w][e] = s[e];
     __syncthreads();
     if (threadIdx.x < CKP_NS) {
         uint64_t v = 0;
-        for (int i = 0; i < CT / 32; i++) v = ckp_add(v, red[i][threadIdx.x]);
+        for (int i = 0; i < CW; i++) v = ckp_add(v, red[i][threadIdx.x]);
         out[CKP_NS * c + threadIdx.x] = v;
     }
 }

@@ -527,8 +527,13 @@ static int c_set_elem(ft_queue_t *q, double *p, double value)
 int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, int64_t T, double scale, double *sums, int64_t lds, double *abss,
                          int64_t ldabs);
+int ftla_cuda_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
+                       int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw,
+                       double *X, int64_t ldx);
 int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *out);
+int ftla_cuda_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                           int64_t ldx, double *asum, double *amax);
 int ftla_cuda_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                      uint64_t *out);
 
@@ -682,7 +687,9 @@ static ft_backend_t make_table(void)
      * and 252 at 8192, cuSOLVER's geqrf and larft 0.21 and 0.32 ms per 32 columns there */
     b.qr_leaf_min_rows = 6144;
     b.block_sums = ftla_cuda_block_sums;
+    b.qr_wsums = ftla_cuda_qr_wsums;
     b.col_absmax = ftla_cuda_col_absmax;
+    b.col_asum_max = ftla_cuda_col_asum_max;
     b.digest = ftla_cuda_digest;
     return b;
 }

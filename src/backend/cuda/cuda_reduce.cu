@@ -213,6 +213,47 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/* col_asum_max: as col_absmax, with the sum of |x| beside the max (one read of X). */
+__global__ void __launch_bounds__(kThreads)
+    col_asum_max_kernel(int64_t rows, int64_t cols, const double *__restrict__ X, int64_t ldx,
+                        double *__restrict__ asum, double *__restrict__ amax)
+{
+    __shared__ double part[2][kWarps];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int64_t c = blockIdx.x; c < cols; c += gridDim.x) {
+        const double *x = X + c * ldx;
+        double m = 0.0, s = 0.0, s1 = 0.0;
+        int64_t r = threadIdx.x;
+        for (; r + kThreads < rows; r += 2 * kThreads) { /* two loads in flight */
+            const double a0 = fabs(__ldg(x + r)), a1 = fabs(__ldg(x + r + kThreads));
+            s += a0, s1 += a1;
+            m = nan_max(nan_max(m, a0), a1);
+        }
+        for (; r < rows; r += kThreads) {
+            const double a0 = fabs(__ldg(x + r));
+            s += a0;
+            m = nan_max(m, a0);
+        }
+        s += s1;
+        for (int off = 16; off > 0; off >>= 1) {
+            m = nan_max(m, __shfl_down_sync(kFullMask, m, off));
+            s += __shfl_down_sync(kFullMask, s, off);
+        }
+        if (lane == 0) part[0][warp] = m, part[1][warp] = s;
+        __syncthreads();
+        if (warp == 0) {
+            m = lane < kWarps ? part[0][lane] : 0.0;
+            s = lane < kWarps ? part[1][lane] : 0.0;
+            for (int off = 16; off > 0; off >>= 1) {
+                m = nan_max(m, __shfl_down_sync(kFullMask, m, off));
+                s += __shfl_down_sync(kFullMask, s, off);
+            }
+            if (lane == 0) amax[c] = m, asum[c] = s;
+        }
+        __syncthreads();
+    }
+}
+
 /*
  * digest: one thread block per column (grid-stride beyond the grid), the 256 threads striding
  * down the column (coalesced), each summing ft_digest_mix of the bits mod 2^64; integer sums are
@@ -249,6 +290,59 @@ __global__ void __launch_bounds__(kThreads)
             if (lane == 0) out[c] = h;
         }
         __syncthreads();
+    }
+}
+
+/*
+ * qr_wsums (backend.h): one thread a row l, one thread block 256 rows of one column block b
+ * (grid.y; grid-stride beyond the grid's limit). The block's nw x nbc weights go to shared
+ * memory first; each thread then sweeps its row's columns [max(b nbc, min(l, i)), end of the
+ * block) left to right, a warp's 32 rows side by side (coalesced loads), four columns at a
+ * time for loads in flight. Every row is written (zero where no column is taken).
+ */
+template <int NW>
+__global__ void __launch_bounds__(kThreads)
+    wsums_kernel(int64_t m, int64_t n, int64_t i, const double *__restrict__ A, int64_t lda,
+                 const double *__restrict__ EW, int64_t ldew, int64_t nbc, double *X,
+                 int64_t ldx)
+{
+    extern __shared__ double wsh[]; /* NW x nbc */
+    const int64_t B = (n + nbc - 1) / nbc;
+    const int64_t l = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+    for (int64_t b = blockIdx.y; b < B; b += gridDim.y) {
+        const int64_t j0 = b * nbc, j1 = min(n, j0 + nbc), w = j1 - j0;
+        __syncthreads(); /* the previous block's weights are no longer read */
+        for (int64_t t = threadIdx.x; t < NW * w; t += kThreads) {
+            const int64_t c = t / w, jj = t - c * w;
+            wsh[c * nbc + jj] = EW[j0 + jj + (NW * b + c) * ldew];
+        }
+        __syncthreads();
+        if (l >= m) continue;
+        double s[NW], s2[NW];
+#pragma unroll
+        for (int c = 0; c < NW; c++) s[c] = s2[c] = 0.0;
+        int64_t j = max(j0, min(l, i));
+        const double *x = A + l + j * lda;
+        for (; j + 4 <= j1; j += 4, x += 4 * lda) {
+            const double a0 = __ldg(x), a1 = __ldg(x + lda), a2 = __ldg(x + 2 * lda),
+                         a3 = __ldg(x + 3 * lda);
+            const int64_t jj = j - j0;
+#pragma unroll
+            for (int c = 0; c < NW; c++) {
+                const double *wc = wsh + c * nbc + jj;
+                s[c] = fma(a0, wc[0], s[c]);
+                s2[c] = fma(a1, wc[1], s2[c]);
+                s[c] = fma(a2, wc[2], s[c]);
+                s2[c] = fma(a3, wc[3], s2[c]);
+            }
+        }
+        for (; j < j1; j++, x += lda) {
+            const double a0 = __ldg(x);
+#pragma unroll
+            for (int c = 0; c < NW; c++) s[c] = fma(a0, wsh[c * nbc + j - j0], s[c]);
+        }
+#pragma unroll
+        for (int c = 0; c < NW; c++) X[l + (NW * b + c) * ldx] = s[c] + s2[c];
     }
 }
 
@@ -330,6 +424,26 @@ int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols,
     return FT_SUCCESS;
 }
 
+int ftla_cuda_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
+                       int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw,
+                       double *X, int64_t ldx)
+{
+    if (m < 0 || n < 0 || i < 0 || nbc < 1 || nbc > 1024 || nw < 1 || nw > 3)
+        return FT_ERR_INTERNAL;
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    if (!A || !EW || !X || lda < m || ldew < n || ldx < m) return FT_ERR_INTERNAL;
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const int64_t B = ceil_div(n, nbc), rg = ceil_div(m, kThreads);
+    if (rg > INT_MAX) return FT_ERR_TOO_LARGE;
+    const dim3 grid((unsigned)rg, (unsigned)imin(B, kMaxGridY), 1);
+    const size_t sh = (size_t)nw * (size_t)nbc * sizeof(double); /* <= 24 KB */
+    if (nw == 3) wsums_kernel<3><<<grid, kThreads, sh, s>>>(m, n, i, A, lda, EW, ldew, nbc, X, ldx);
+    else if (nw == 2) wsums_kernel<2><<<grid, kThreads, sh, s>>>(m, n, i, A, lda, EW, ldew, nbc, X, ldx);
+    else wsums_kernel<1><<<grid, kThreads, sh, s>>>(m, n, i, A, lda, EW, ldew, nbc, X, ldx);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
 int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *out)
 {
@@ -339,6 +453,20 @@ int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double
     cudaStream_t s = ftla_cuda_queue_stream(q);
     const dim3 grid((unsigned)imin(cols, kMaxGridX));
     col_absmax_kernel<<<grid, kThreads, 0, s>>>(rows, cols, X, ldx, out);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+int ftla_cuda_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                           int64_t ldx, double *asum, double *amax)
+{
+    if (rows < 0 || cols < 0) return FT_ERR_INTERNAL;
+    if (cols == 0) return FT_SUCCESS;
+    if (!asum || !amax || (rows > 0 && !X) || (cols > 1 && rows > 0 && ldx < rows))
+        return FT_ERR_INTERNAL;
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const dim3 grid((unsigned)imin(cols, kMaxGridX));
+    col_asum_max_kernel<<<grid, kThreads, 0, s>>>(rows, cols, X, ldx, asum, amax);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }

@@ -499,8 +499,13 @@ static int h_unit_lower(ft_queue_t *q, int64_t n, double *A, int64_t lda)
 int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
                        int64_t ldx, int64_t T, double scale, double *sums, int64_t lds, double *abss,
                        int64_t ldabs);
+int ft_host_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
+                     int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
+                     int64_t ldx);
 int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                        double *out);
+int ft_host_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                         int64_t ldx, double *asum, double *amax);
 int ft_host_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                    uint64_t *out);
 
@@ -540,7 +545,9 @@ static const ft_backend_t g_host = {
     .unit_lower = h_unit_lower,
     .qr_leaf = h_qr_leaf,
     .block_sums = ft_host_block_sums,
+    .qr_wsums = ft_host_qr_wsums,
     .col_absmax = ft_host_col_absmax,
+    .col_asum_max = ft_host_col_asum_max,
     .digest = ft_host_digest,
 };
 

@@ -130,6 +130,60 @@ int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, co
 }
 
 typedef struct {
+    int64_t m, n, i, lda, ldew, nbc, ldx;
+    int nw;
+    const double *A, *EW;
+    double *X;
+} ws_args;
+
+/* backend.h qr_wsums: a range of RB rows at a time, the block's columns swept left to right
+ * (column j < i adds to rows [0, j], a column j >= i to every row), the nw sums of a row kept
+ * in a small buffer so that the inner loop is contiguous in the rows. */
+static int run_wsums(void *p)
+{
+    const ws_args *a = p;
+    enum { RB = 256 };
+    const int64_t m = a->m, n = a->n, i = a->i, nbc = a->nbc, nw = a->nw;
+    const int64_t B = (n + nbc - 1) / nbc;
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t j0 = b * nbc, j1 = j0 + nbc < n ? j0 + nbc : n;
+        for (int64_t r0 = 0; r0 < m; r0 += RB) {
+            const int64_t r1 = r0 + RB < m ? r0 + RB : m;
+            double s[3][RB];
+            for (int64_t c = 0; c < nw; c++)
+                for (int64_t r = 0; r < r1 - r0; r++) s[c][r] = 0.0;
+            /* row l takes column j when j >= min(l, i): rows <= j for j < i, all for j >= i */
+            const int64_t lo = r0 < i ? r0 : i; /* the first column any of these rows takes */
+            for (int64_t j = j0 > lo ? j0 : lo; j < j1; j++) {
+                const int64_t e = j < i ? (j + 1 < r1 ? j + 1 : r1) : r1;
+                if (e <= r0) continue;
+                const double *x = a->A + j * a->lda;
+                for (int64_t c = 0; c < nw; c++) {
+                    const double w = a->EW[j + (nw * b + c) * a->ldew];
+                    double *sc = s[c] - r0;
+                    for (int64_t r = r0; r < e; r++) sc[r] += x[r] * w;
+                }
+            }
+            for (int64_t c = 0; c < nw; c++)
+                memcpy(a->X + r0 + (nw * b + c) * a->ldx, s[c],
+                       (size_t)(r1 - r0) * sizeof(double));
+        }
+    }
+    return FT_SUCCESS;
+}
+
+int ft_host_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
+                     int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
+                     int64_t ldx)
+{
+    if (m < 0 || n < 0 || i < 0 || nbc < 1 || nbc > 1024 || nw < 1 || nw > 3)
+        return FT_ERR_INTERNAL;
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    ws_args a = {m, n, i, lda, ldew, nbc, ldx, nw, A, EW, X};
+    return ft_host_submit(q, run_wsums, &a, sizeof a);
+}
+
+typedef struct {
     int64_t rows, cols, ldx;
     const double *X;
     double *out;
@@ -157,6 +211,35 @@ int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *
 {
     absmax_args a = {rows, cols, ldx, X, out};
     return ft_host_submit(q, run_col_absmax, &a, sizeof a);
+}
+
+typedef struct {
+    int64_t rows, cols, ldx;
+    const double *X;
+    double *asum, *amax;
+} asummax_args;
+
+static int run_col_asum_max(void *p)
+{
+    const asummax_args *a = p;
+    for (int64_t c = 0; c < a->cols; c++) {
+        const double *x = a->X + c * a->ldx;
+        double s = 0.0, m = 0.0;
+        for (int64_t r = 0; r < a->rows; r++) {
+            const double v = fabs(x[r]);
+            s += v;
+            m = v > m || v != v ? v : m; /* once NaN, stays NaN */
+        }
+        a->asum[c] = s, a->amax[c] = m;
+    }
+    return FT_SUCCESS;
+}
+
+int ft_host_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                         int64_t ldx, double *asum, double *amax)
+{
+    asummax_args a = {rows, cols, ldx, X, asum, amax};
+    return ft_host_submit(q, run_col_asum_max, &a, sizeof a);
 }
 
 

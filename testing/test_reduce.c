@@ -1,0 +1,253 @@
+/*
+ * test_reduce.c — the backend's reductions that the QR checks read the whole matrix with,
+ * against plain references:
+ *
+ *   - qr_wsums (backend.h): X = [R11 R12; 0 A22] EW at panel boundary i for block-diagonal
+ *     weights EW, every i from 0 to min(m, n) and beyond, block widths 32 ... 1024, 1 to 3
+ *     weights a block, ld > m. Integer data and dyadic weights make every sum exact, so the
+ *     results must equal the reference bit for bit whatever the order of the additions; rows
+ *     the trapezoid does not reach must be 0 (X is poisoned first);
+ *   - col_asum_max (the norms of the encode): sums and maxima of |a| by column, NaN kept;
+ *   - the checkpoint sums of Q (checkpoint.h, the backend's kernel table): equal to
+ *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows.
+ *
+ *   test_reduce cpu|cuda [--small]  (--small: sizes up to 300, for compute-sanitizer)
+ *   test_reduce cuda --bench        qr_wsums and the checkpoint sums on 16384 x 16384 and
+ *                                   32768 x 8192: ms (median of 7) and GB/s of what they read
+ */
+#include "checkpoint/checkpoint.h"
+#include "core/call.h"
+#include "qr/qr_internal.h"
+
+#include "test_dgeqrf_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    ft_call_t c;
+    const ft_backend_t *be;
+    ft_queue_t *q;
+    double *dA, *dEW, *dX;
+    uint64_t *dS;
+} env_t;
+
+static int setup(env_t *e, ft_device_t dev, int64_t elems_a, int64_t elems_ew, int64_t elems_x)
+{
+    FT_CHECK(ft_call_begin(&e->c, NULL, "REDUCE", NULL, 0));
+    FT_CHECK(ft_call_select(&e->c, 0.0, dev == FT_DEVICE_CUDA, 0));
+    e->be = e->c.be, e->q = e->c.main;
+    double *w;
+    FT_CHECK(ft_call_work_doubles(&e->c, elems_a + elems_ew + 2 * elems_x, &w));
+    e->dA = w, e->dEW = w + elems_a, e->dX = e->dEW + elems_ew;
+    e->dS = (uint64_t *)(e->dX + elems_x);
+    return FT_SUCCESS;
+}
+
+/* X(l, nw b + c) = sum over j in block b, j >= min(l, i), of A(l, j) EW(j, nw b + c). */
+static void wsums_ref(int64_t m, int64_t n, int64_t i, const double *A, int64_t lda,
+                      const double *EW, int64_t nbc, int nw, double *X)
+{
+    const int64_t B = (n + nbc - 1) / nbc;
+    for (int64_t b = 0; b < B; b++)
+        for (int c = 0; c < nw; c++)
+            for (int64_t l = 0; l < m; l++) {
+                double s = 0.0;
+                const int64_t lo = l < i ? l : i;
+                for (int64_t j = b * nbc; j < (b + 1) * nbc && j < n; j++)
+                    if (j >= lo) s += A[l + j * lda] * EW[j + (nw * b + c) * n];
+                X[l + (nw * b + c) * m] = s;
+            }
+}
+
+static void wsums_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t n, int64_t nbc, int nw)
+{
+    const int64_t lda = m + 3, B = (n + nbc - 1) / nbc, cx = nw * B;
+    double *A = tu_malloc(lda * n), *EW = tu_malloc(n * cx), *X = tu_malloc(m * cx);
+    double *R = tu_malloc(m * cx);
+    for (int64_t x = 0; x < lda * n; x++) /* integers |a| <= 2^20: every sum below is exact */
+        A[x] = (double)((int64_t)(tu_uniform(rng) * 2097152.0) - 1048576);
+    for (int64_t x = 0; x < n * cx; x++) EW[x] = NAN; /* off the diagonal blocks: never read */
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t b = j / nbc;
+        for (int c = 0; c < nw; c++) /* dyadic weights of up to 12 bits */
+            EW[j + (nw * b + c) * n] = (double)(1 + (j * (2 * c + 3)) % 4095) / 4096.0;
+    }
+    const ft_backend_t *be = e->be;
+    int st = be->set_matrix(e->q, lda, n, A, lda, e->dA, lda);
+    if (!st) st = be->set_matrix(e->q, n, cx, EW, n, e->dEW, n);
+    const int64_t k = m < n ? m : n;
+    const int64_t is[] = {0, 1, k / 3, k / 2 + 1, k - 1, k, n};
+    for (size_t t = 0; t < sizeof is / sizeof is[0] && !st; t++) {
+        const int64_t i = is[t] < 0 ? 0 : is[t];
+        for (int64_t x = 0; x < m * cx; x++) X[x] = NAN; /* every element must be written */
+        st = be->set_matrix(e->q, m, cx, X, m, e->dX, m);
+        if (!st) st = be->qr_wsums(e->q, m, n, i, e->dA, lda, e->dEW, n, nbc, nw, e->dX, m);
+        if (!st) st = be->get_matrix(e->q, m, cx, e->dX, m, X, m);
+        if (!st) st = be->sync(e->q);
+        if (st) break;
+        wsums_ref(m, n, i, A, lda, EW, nbc, nw, R);
+        int64_t bad = -1;
+        for (int64_t x = 0; x < m * cx && bad < 0; x++)
+            if (memcmp(&X[x], &R[x], sizeof X[x])) bad = x;
+        TU_CHECK(bad < 0, "qr_wsums %s m %lld n %lld i %lld nbc %lld nw %d: X(%lld, %lld) = %.17g, "
+                 "reference %.17g", be->name, (long long)m, (long long)n, (long long)i,
+                 (long long)nbc, nw, (long long)(bad % m), (long long)(bad / m),
+                 bad < 0 ? 0.0 : X[bad], bad < 0 ? 0.0 : R[bad]);
+    }
+    TU_CHECK(st == 0, "qr_wsums %s m %lld n %lld: %s", be->name, (long long)m, (long long)n,
+             ft_strerror(st));
+    free(A), free(EW), free(X), free(R);
+}
+
+/* col_asum_max: integer data (exact sums in any order), a NaN and an Inf column. */
+static void norms_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t n)
+{
+    const int64_t lda = m + 2;
+    double *A = tu_malloc(lda * n), *out = tu_malloc(2 * n);
+    for (int64_t x = 0; x < lda * n; x++)
+        A[x] = (double)((int64_t)(tu_uniform(rng) * 2097152.0) - 1048576);
+    if (n > 2 && m > 1) A[1 + 1 * lda] = NAN, A[0 + 2 * lda] = -INFINITY;
+    const ft_backend_t *be = e->be;
+    int st = be->set_matrix(e->q, lda, n, A, lda, e->dA, lda);
+    if (!st) st = be->col_asum_max(e->q, m, n, e->dA, lda, e->dX, e->dX + n);
+    if (!st) st = be->get_matrix(e->q, 2 * n, 1, e->dX, 2 * n, out, 2 * n);
+    if (!st) st = be->sync(e->q);
+    TU_CHECK(st == 0, "col_asum_max %s m %lld n %lld: %s", be->name, (long long)m, (long long)n,
+             ft_strerror(st));
+    for (int64_t c = 0; c < n && !st; c++) {
+        double s = 0.0, mx = 0.0;
+        int nan = 0;
+        for (int64_t r = 0; r < m; r++) {
+            const double v = fabs(A[r + c * lda]);
+            s += v;
+            if (v != v) nan = 1;
+            else if (v > mx) mx = v;
+        }
+        const double gs = out[c], gm = out[n + c];
+        const int ok = nan ? (gs != gs && gm != gm) : (gs == s && gm == mx);
+        TU_CHECK(ok, "col_asum_max %s m %lld column %lld: %.17g %.17g, reference %.17g %.17g",
+                 be->name, (long long)m, (long long)c, gs, gm, s, nan ? NAN : mx);
+        if (!ok) break;
+    }
+    free(A), free(out);
+}
+
+static void ckp_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t nc)
+{
+    const int64_t lda = m + 1;
+    double *A = tu_malloc(lda * nc);
+    uint64_t *out = malloc(sizeof(uint64_t) * CKP_NS * (size_t)(nc > 0 ? nc : 1));
+    uint64_t *ref = malloc(sizeof(uint64_t) * CKP_NS * (size_t)(nc > 0 ? nc : 1));
+    tu_fill(rng, lda, nc, A, lda);
+    for (int64_t x = 0; x < lda * nc; x += 7) A[x] = -A[x] * 0x1p700; /* all kinds of bits */
+    if (nc > 1) A[lda + 2 < lda * nc ? lda + 2 : 0] = -0.0;
+    const ft_backend_t *be = e->be;
+    int st = be->set_matrix(e->q, lda, nc, A, lda, e->dA, lda);
+    if (!st) st = ckp_kernels(be)->sums(e->q, m, nc, e->dA, lda, e->dS);
+    if (!st && nc > 0)
+        st = be->get_matrix(e->q, CKP_NS, nc, (const double *)e->dS, CKP_NS, (double *)out,
+                            CKP_NS);
+    if (!st) st = be->sync(e->q);
+    TU_CHECK(st == 0, "ckp sums %s m %lld: %s", be->name, (long long)m, ft_strerror(st));
+    if (!st) {
+        ckp_sums_ref(m, nc, A, lda, ref);
+        TU_CHECK(nc == 0 || !memcmp(out, ref, sizeof(uint64_t) * CKP_NS * (size_t)nc),
+                 "ckp sums %s m %lld nc %lld differ from the reference", be->name, (long long)m,
+                 (long long)nc);
+    }
+    free(A), free(out), free(ref);
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void bench(env_t *e, tu_rng_t *rng)
+{
+    const int64_t shapes[][2] = {{16384, 16384}, {32768, 8192}};
+    printf("%%   m      n     op         i        ms(med)  min     max     GB/s\n");
+    for (size_t s = 0; s < 2; s++) {
+        const int64_t m = shapes[s][0], n = shapes[s][1];
+        const int64_t nbc = abft_qr_check_width(n), B = (n + nbc - 1) / nbc;
+        double *col = tu_malloc(m);
+        for (int64_t j = 0; j < n; j += 512) { /* the data's values do not matter to speed */
+            tu_fill(rng, m, 1, col, m);
+            e->be->set_matrix(e->q, m, 1, col, m, e->dA + j * m, m);
+        }
+        e->be->memset0(e->q, e->dEW, (size_t)(n * QR_NCS * B) * sizeof(double));
+        free(col);
+        for (int op = 0; op < 3; op++) {
+            const int64_t i = op == 0 ? 0 : n; /* the encode, the final check, Q's sums */
+            double t[7];
+            for (int r = -1; r < 7; r++) {
+                e->be->sync(e->q);
+                const double t0 = ft_wtime();
+                if (op < 2)
+                    e->be->qr_wsums(e->q, m, n, i, e->dA, m, e->dEW, n, nbc, QR_NCS, e->dX, m);
+                else
+                    ckp_kernels(e->be)->sums(e->q, m, n, e->dA, m, e->dS);
+                e->be->sync(e->q);
+                if (r >= 0) t[r] = ft_wtime() - t0;
+            }
+            qsort(t, 7, sizeof t[0], cmpd);
+            /* bytes read: all of A (encode), the upper trapezoid (final check), the strictly
+             * lower part (Q's sums) */
+            const double el = op == 0 ? (double)m * n
+                              : op == 1 ? (double)n * (n + 1) / 2
+                                        : (double)m * n - (double)n * (n + 1) / 2;
+            printf("%7lld %6lld %-10s %6lld %8.3f %7.3f %7.3f %7.0f\n", (long long)m,
+                   (long long)n, op == 0 ? "wsums" : op == 1 ? "wsums" : "ckp_sums",
+                   (long long)i, 1e3 * t[3], 1e3 * t[0], 1e3 * t[6], 8.0 * el / t[3] * 1e-9);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    ft_device_t dev;
+    if (argc < 2 || tu_parse_device(argv[1], &dev) || dev == FT_DEVICE_AUTO) {
+        printf("usage: test_reduce cpu|cuda [--small|--bench]\n");
+        return 2;
+    }
+    if (dev == FT_DEVICE_CUDA && !ft_cuda_available()) tu_skip_no_cuda();
+    const int do_bench = argc > 2 && strcmp(argv[2], "--bench") == 0;
+    const int small = argc > 2 && strcmp(argv[2], "--small") == 0;
+    env_t e;
+    const int64_t amax = do_bench ? (int64_t)16384 * 16384 : (int64_t)3003 * 3000;
+    int st = setup(&e, dev, amax, do_bench ? 16384 * 48 : 3000 * 96,
+                   do_bench ? 32768 * 96 : 3000 * 96);
+    TU_CHECK(st == 0, "setup: %s", ft_strerror(st));
+    if (st) return tu_finish();
+    tu_rng_t rng;
+    tu_seed(&rng, 5);
+    if (do_bench) {
+        bench(&e, &rng);
+    } else {
+        const int64_t ws[][4] = {{1, 1, 32, 3},     {5, 3, 32, 3},     {33, 70, 32, 3},
+                                 {100, 37, 32, 2},  {257, 300, 64, 3}, {300, 257, 32, 1},
+                                 {1000, 700, 128, 3}, {3000, 2500, 1024, 3},
+                                 {2500, 3000, 256, 3}, {700, 2000, 1024, 3}};
+        for (size_t s = 0; s < sizeof ws / sizeof ws[0]; s++) {
+            if (small && (ws[s][0] > 300 || ws[s][1] > 300)) continue;
+            wsums_case(&e, &rng, ws[s][0], ws[s][1], ws[s][2], (int)ws[s][3]);
+        }
+        const int64_t ns[][2] = {{0, 3}, {1, 1}, {7, 5}, {300, 40}, {3000, 700}};
+        for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
+            if (small && ns[s][0] > 300) continue;
+            norms_case(&e, &rng, ns[s][0], ns[s][1]);
+        }
+        const int64_t cs[][2] = {{0, 0}, {1, 1}, {2, 2}, {5, 3}, {31, 8}, {257, 40},
+                                 {1025, 7}, {4097, 33}, {20000, 40}};
+        for (size_t s = 0; s < sizeof cs / sizeof cs[0]; s++) {
+            if (small && cs[s][0] > 300) continue;
+            ckp_case(&e, &rng, cs[s][0], cs[s][1]);
+        }
+    }
+    ft_call_end(&e.c, st);
+    return tu_finish();
+}
