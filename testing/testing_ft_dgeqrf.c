@@ -25,7 +25,7 @@
  * a `%   ...` line with the first reason), `N passed, N failed`; exit 1 on any failure, 77 when
  * CUDA is asked for and no device can be used.
  * --profile: one more fault-free protected run per size with policy.verbose = 1; the library's
- * "ftla: dgeqrf phases: ..." line of that run (stderr, captured) is printed after the size's row
+ * "ftla: dgeqrf phases / host / checks" lines of that run (stderr, captured) are printed after the size's row
  * with a `%` prefix (docs/qr.md "Where the time goes"); not timed, not part of ok/failed.
  * --trace: one more fault-free protected run per size with the library's timeline
  * (ft_context_set_trace, docs/qr.md "Timeline"): per step the milliseconds of each phase on each
@@ -409,7 +409,8 @@ static double time_ftla(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n
 }
 
 /* --profile: one fault-free protected run at verbose 1 with stderr captured in a temporary
- * file; the library's "dgeqrf phases:" line is printed on stdout with a `%` prefix, the other
+ * file; the library's "dgeqrf phases:", "dgeqrf host:" and "dgeqrf checks" lines are printed on
+ * stdout with a `%` prefix, the other
  * captured lines go back to stderr when --verbose >= 1 was asked for. */
 static void profile_run(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n, const double *A)
 {
@@ -437,7 +438,8 @@ static void profile_run(const opts_t *o, ft_context_t *ctx, int64_t m, int64_t n
         rewind(tmp);
         char line[1024];
         while (fgets(line, sizeof line, tmp)) {
-            if (strstr(line, "dgeqrf phases:")) {
+            if (strstr(line, "dgeqrf phases:") || strstr(line, "dgeqrf host:") ||
+                strstr(line, "dgeqrf checks")) {
                 printf("%% %s", line);
                 found = 1;
             } else if (o->verbose >= 1) { /* the lines the caller asked for */

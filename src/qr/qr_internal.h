@@ -161,6 +161,10 @@ typedef struct {
     /* where the host's time goes in the loop, always measured (a few clock reads per step;
      * logged with the profile): QR_HP_* */
     double hp[8];
+    /* the checks' host time, always measured (logged with the profile): the encode, the
+     * trapezoid sums of the checks and their copy back, the analysis of them, the verification
+     * of Q against its checkpoint */
+    double tc_enc, tc_sums, tc_an, tc_q;
     int64_t tstep;  /* the step the host is in, for the timeline (core/trace.h) */
     ft_team_t team; /* helpers for the seals of V (qr_loop.c) */
     ft_qevent_t *ev[QR_EV_SLOTS][4];

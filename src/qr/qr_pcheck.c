@@ -234,15 +234,23 @@ int qr_pc_arrive(qr_t *g, int64_t p)
                                           g->dPx[p & 1], g->sigma, o, o + nb,
                                           (double *)(o + SL_SS * nb), (double *)(o + SL_MX * nb),
                                           g->dPs));
-    /* the column checks: sigma Q_p^T A_p with the V and T the updates apply (dlarfb on the
-     * copy), the largest |.| of each column below row ib, and its top ib x ib block (which
-     * must equal sigma R_pp: compared on the host) */
+    /* the column checks: Y = sigma A_p - Q_p [sigma R_pp; 0] + [sigma R_pp; 0] with the V and
+     * T the updates apply and the R_pp in place (Q_p [R; 0] = [R; 0] - V T V_1^T R, V_1 the
+     * top ib x ib block of V: three small triangular products and one product of mi x ib x
+     * ib), the largest |.| of each column below row ib, and its top ib x ib block (which must
+     * equal sigma R_pp: compared on the host). The residual of A_p = Q_p R_pp rather than of
+     * Q_p^T A_p = R_pp: the same size in exact arithmetic, half the flops, and no product
+     * with a long inner dimension (Q_p^T A_p took 2 x 2 mi ib^2, the tall shapes' largest
+     * protection cost, bench/NOTES.md) */
     const ft_backend_t *be = g->be;
     const int64_t mi = g->m - i;
     double *Y = g->dPa[p & 1], *V = g->dV[p & 1], *T = g->dT + p * nb * nb, *W = g->dWpc;
-    FT_CHECK(be->dgemm(g->qck, 'T', 'N', ib, ib, mi, 1.0, V, g->m, Y, g->m, 0.0, W, nb));
-    FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'T', 'N', ib, ib, 1.0, T, nb, W, nb));
-    FT_CHECK(be->dgemm(g->qck, 'N', 'N', mi, ib, ib, -1.0, V, g->m, W, nb, 1.0, Y, g->m));
+    FT_CHECK(be->copy_matrix(g->qck, ib, ib, g->dI, nb, W, nb));
+    FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'N', 'N', ib, ib, g->sigma, g->dA + i + i * ld, ld, W,
+                       nb));                                                   /* sigma R */
+    FT_CHECK(be->dtrmm(g->qck, 'L', 'L', 'T', 'N', ib, ib, 1.0, V, g->m, W, nb)); /* V_1^T */
+    FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'N', 'N', ib, ib, 1.0, T, nb, W, nb));   /* T */
+    FT_CHECK(be->dgemm(g->qck, 'N', 'N', mi, ib, ib, 1.0, V, g->m, W, nb, 1.0, Y, g->m));
     if (mi > ib)
         FT_CHECK(be->col_absmax(g->qck, mi - ib, ib, Y + ib, g->m,
                                 (double *)(o + sl_bot(nb))));

@@ -178,5 +178,6 @@ int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t)
      * re-factorization applies them) */
     if (use_t) FT_CHECK(qr_pc_tverify(g, qr_imin(c1, g->ckdone) / g->nb, step));
     g->tprot += ft_wtime() - t0;
+    g->tc_q += ft_wtime() - t0;
     return FT_SUCCESS;
 }
