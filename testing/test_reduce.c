@@ -7,6 +7,8 @@
  *     weights a block, ld > m. Integer data and dyadic weights make every sum exact, so the
  *     results must equal the reference bit for bit whatever the order of the additions; rows
  *     the trapezoid does not reach must be 0 (X is poisoned first);
+ *   - qr_res_sizes (a clean check's residual sizes): maxima exact, norms within 1e-13, at
+ *     every scale, NaN and Inf counted as Inf;
  *   - col_asum_max (the norms of the encode): sums and maxima of |a| by column, NaN kept;
  *   - the checkpoint sums of Q (checkpoint.h, the backend's kernel table): equal to
  *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows.
@@ -135,6 +137,47 @@ static void norms_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t n)
     free(A), free(out);
 }
 
+/* qr_res_sizes: max |C - X| (NaN as Inf) and ||C - X||_2 by column, against long double;
+ * columns at every scale (2^-1060 subnormal ... 2^1000), a zero column, a NaN and an Inf. */
+static void sizes_case(env_t *e, tu_rng_t *rng, int64_t m)
+{
+    const int64_t nc = 8, ld = m + 1;
+    double *C = tu_malloc(ld * nc), *X = tu_malloc(ld * nc), out[16];
+    tu_fill(rng, ld, nc, C, ld);
+    tu_fill(rng, ld, nc, X, ld);
+    const double sc[8] = {1.0, 0x1p-1060, 0x1p-1000, 0x1p1000, 1.0, 0.0, 1.0, 1.0};
+    for (int64_t c = 0; c < nc; c++)
+        for (int64_t r = 0; r < ld; r++) C[r + c * ld] *= sc[c], X[r + c * ld] *= sc[c];
+    if (m > 2) C[2 + 6 * ld] = NAN, X[1 + 7 * ld] = INFINITY;
+    const ft_backend_t *be = e->be;
+    double *dC = e->dA, *dX = e->dA + ld * nc;
+    int st = be->set_matrix(e->q, ld, nc, C, ld, dC, ld);
+    if (!st) st = be->set_matrix(e->q, ld, nc, X, ld, dX, ld);
+    if (!st) st = be->qr_res_sizes(e->q, m, nc, dC, dX, ld, e->dX);
+    if (!st) st = be->get_matrix(e->q, 2 * nc, 1, e->dX, 2 * nc, out, 2 * nc);
+    if (!st) st = be->sync(e->q);
+    TU_CHECK(st == 0, "qr_res_sizes %s m %lld: %s", be->name, (long long)m, ft_strerror(st));
+    for (int64_t c = 0; c < nc && !st; c++) {
+        double mx = 0.0;
+        long double q = 0.0L;
+        for (int64_t r = 0; r < m; r++) {
+            double d = fabs(C[r + c * ld] - X[r + c * ld]);
+            if (d != d) d = INFINITY;
+            if (d > mx) mx = d;
+        }
+        for (int64_t r = 0; r < m && isfinite(mx) && mx > 0; r++) {
+            const long double d = ((long double)C[r + c * ld] - X[r + c * ld]) / mx;
+            q += d * d;
+        }
+        const double nrm = isfinite(mx) && mx > 0 ? (double)(sqrtl(q) * mx) : mx;
+        const int ok = out[2 * c] == mx &&
+                       (nrm == out[2 * c + 1] || fabs(out[2 * c + 1] - nrm) <= 1e-13 * nrm);
+        TU_CHECK(ok, "qr_res_sizes %s m %lld column %lld: %.17g %.17g, reference %.17g %.17g",
+                 be->name, (long long)m, (long long)c, out[2 * c], out[2 * c + 1], mx, nrm);
+    }
+    free(C), free(X);
+}
+
 static void ckp_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t nc)
 {
     const int64_t lda = m + 1;
@@ -241,6 +284,9 @@ int main(int argc, char **argv)
             if (small && ns[s][0] > 300) continue;
             norms_case(&e, &rng, ns[s][0], ns[s][1]);
         }
+        const int64_t ms[] = {0, 1, 3, 257, 4099};
+        for (size_t s = 0; s < sizeof ms / sizeof ms[0]; s++)
+            if (!small || ms[s] <= 300) sizes_case(&e, &rng, ms[s]);
         const int64_t cs[][2] = {{0, 0}, {1, 1}, {2, 2}, {5, 3}, {31, 8}, {257, 40},
                                  {1025, 7}, {4097, 33}, {20000, 40}};
         for (size_t s = 0; s < sizeof cs / sizeof cs[0]; s++) {

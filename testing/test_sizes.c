@@ -98,6 +98,9 @@ int main(void)
          * host a ring of 3 (R_pp, tau) */
         rw += kk + 2 * (i128)nb;
         rh += 3 * ((i128)nb * nb + nb);
+        /* + the sizes of a check's residuals (2 per checksum column), work and host */
+        rw += 6 * B;
+        rh += 6 * B;
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);
         TU_CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
         TU_CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);

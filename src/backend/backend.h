@@ -177,6 +177,13 @@ typedef struct ft_backend {
     int (*qr_wsums)(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
                     int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
                     int64_t ldx);
+    /* The sizes of the residuals C - X of a QR check (C, X: m x nc, ld ld; qr_checks.c), a
+     * column at a time: out[2 c] = max_r |C(r, c) - X(r, c)| (NaN counts as Inf) and out[2 c
+     * + 1] = ||C(:, c) - X(:, c)||_2 (scaled by a power of two: no overflow or underflow; the
+     * max where that is 0 or not finite). A clean check then costs 2 nc numbers back, not the
+     * m x nc residuals. out: 2 nc doubles of work memory. */
+    int (*qr_res_sizes)(ft_queue_t *q, int64_t m, int64_t nc, const double *C, const double *X,
+                        int64_t ld, double *out);
     /* out[c] = max_r |X(r, c)| (NaN propagates) for an rows x cols column-major X. */
     int (*col_absmax)(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                       double *out);

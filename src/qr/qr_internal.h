@@ -165,6 +165,8 @@ typedef struct {
      * trapezoid sums of the checks and their copy back, the analysis of them, the verification
      * of Q against its checkpoint */
     double tc_enc, tc_sums, tc_an, tc_q;
+    /* the sizes of a check's residuals (backend qr_res_sizes), 2 3B doubles: work, host */
+    double *dRes, *hRes;
     int64_t tstep;  /* the step the host is in, for the timeline (core/trace.h) */
     ft_team_t team; /* helpers for the seals of V (qr_loop.c) */
     ft_qevent_t *ev[QR_EV_SLOTS][4];

@@ -209,15 +209,17 @@ int64_t qr_auto_nb(int64_t n, int gpanel)
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
  * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m; checkpoint dQS CKP_NS k; panel checks:
  * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dAD 2 np nb,
- * dPa 2 m nb, dWpc nb nb; panels in work memory: dTau k, dSeal 2 nb. */
+ * dPa 2 m nb, dWpc nb nb; panels in work memory: dTau k, dSeal 2 nb; the checks' residual
+ * sizes dRes 2 3B. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
                    QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 17, nb,
-                   3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb, 1, k + 2 * nb}, e;
-    return ft_sum_of_products(14, t, &e) ? -1 : e;
+                   3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb, 1, k + 2 * nb,
+                   2 * QR_NCS, B}, e;
+    return ft_sum_of_products(15, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb (the panels of odd steps), hT nb x nb, hVt nb x nb,
@@ -225,15 +227,15 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
  * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
  * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k; the panel
  * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each, hAD 2 np nb,
- * hR 3 (nb nb + nb); panels in work memory: hArr 3 (nb nb + nb). */
+ * hR 3 (nb nb + nb); panels in work memory: hArr 3 (nb nb + nb); hRes 2 3B. */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {2 * nb, m, 2 * nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
                    2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 5 * np, nb,
-                   9 * nb + 3, nb}, e;
-    return ft_sum_of_products(12, t, &e) ? -1 : e;
+                   9 * nb + 3, nb, 2 * QR_NCS, B}, e;
+    return ft_sum_of_products(13, t, &e) ? -1 : e;
 }
 
 /* Work and host buffers, from the call's arenas. */
@@ -275,6 +277,7 @@ int qr_setup(qr_t *g)
     g->dWpc = w, w += nb * nb;
     g->dTau = w, w += g->k;
     g->dSeal = (uint64_t *)w, w += 2 * nb;
+    g->dRes = w, w += 2 * QR_NCS * B;
     g->lhwork = nb * 64;
     double *h;
     FT_CHECK(ft_call_pinned_doubles(g->call, nh, &h));
@@ -305,7 +308,8 @@ int qr_setup(qr_t *g)
     g->hTD = (uint64_t *)h, h += g->np * nb;
     g->hAD = (uint64_t *)h, h += 2 * g->np * nb;
     g->hR = h, h += 3 * (nb * nb + nb);
-    g->hArr = h;
+    g->hArr = h, h += 3 * (nb * nb + nb);
+    g->hRes = h;
     g->dLw = NULL, g->lw_bytes = 0;
     if (g->gpanel) { /* the backend's LAPACK work for the first (tallest) panel */
         FT_CHECK(g->be->lapack_work(g->qm, m, nb, &g->lw_bytes));

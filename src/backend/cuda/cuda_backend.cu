@@ -530,6 +530,8 @@ int ftla_cuda_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, 
 int ftla_cuda_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
                        int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw,
                        double *X, int64_t ldx);
+int ftla_cuda_qr_res_sizes(ft_queue_t *q, int64_t m, int64_t nc, const double *C,
+                           const double *X, int64_t ld, double *out);
 int ftla_cuda_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *out);
 int ftla_cuda_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
@@ -688,6 +690,7 @@ static ft_backend_t make_table(void)
     b.qr_leaf_min_rows = 6144;
     b.block_sums = ftla_cuda_block_sums;
     b.qr_wsums = ftla_cuda_qr_wsums;
+    b.qr_res_sizes = ftla_cuda_qr_res_sizes;
     b.col_absmax = ftla_cuda_col_absmax;
     b.col_asum_max = ftla_cuda_col_asum_max;
     b.digest = ftla_cuda_digest;

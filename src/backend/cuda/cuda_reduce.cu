@@ -7,7 +7,9 @@
  * flight per thread, enough thread blocks to fill the machine). col_absmax touches O(m n) data
  * once and only needs to be simple and exact.
  */
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "abft/abft.h"
@@ -346,6 +348,55 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/* qr_res_sizes: one thread block a column; the max of |C - X| (NaN as Inf), then, scaled by
+ * the power of two at or above it, the sum of squares; fixed order (the same bits every run). */
+__global__ void __launch_bounds__(kThreads)
+    res_sizes_kernel(int64_t m, const double *__restrict__ C, const double *__restrict__ X,
+                     int64_t ld, double *out)
+{
+    __shared__ double part[kWarps];
+    __shared__ double smx;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t c = blockIdx.x;
+    const double *x = X + c * ld, *y = C + c * ld;
+    double mx = 0.0;
+    for (int64_t r = threadIdx.x; r < m; r += kThreads) {
+        double d = fabs(__ldg(y + r) - __ldg(x + r));
+        d = d == d ? d : (double)INFINITY;
+        mx = fmax(mx, d);
+    }
+    for (int off = 16; off > 0; off >>= 1) mx = fmax(mx, __shfl_down_sync(kFullMask, mx, off));
+    if (lane == 0) part[warp] = mx;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < kWarps; w++) mx = fmax(mx, part[w]);
+        smx = mx;
+    }
+    __syncthreads();
+    mx = smx;
+    if (!(mx > 0.0 && mx <= DBL_MAX)) {
+        if (threadIdx.x == 0) out[2 * c] = mx, out[2 * c + 1] = mx;
+        return;
+    }
+    int e;
+    frexp(mx, &e);
+    const int e1 = -e > 1000 ? 1000 : -e < -1000 ? -1000 : -e;
+    const double s1 = ldexp(1.0, e1), s2 = ldexp(1.0, -e - e1);
+    double q = 0.0;
+    for (int64_t r = threadIdx.x; r < m; r += kThreads) {
+        const double d = (__ldg(y + r) - __ldg(x + r)) * s1 * s2;
+        q = fma(d, d, q);
+    }
+    for (int off = 16; off > 0; off >>= 1) q += __shfl_down_sync(kFullMask, q, off);
+    __syncthreads(); /* part is reused */
+    if (lane == 0) part[warp] = q;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < kWarps; w++) q += part[w];
+        out[2 * c] = mx, out[2 * c + 1] = ldexp(sqrt(q), e);
+    }
+}
+
 int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
 int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -440,6 +491,17 @@ int ftla_cuda_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const dou
     if (nw == 3) wsums_kernel<3><<<grid, kThreads, sh, s>>>(m, n, i, A, lda, EW, ldew, nbc, X, ldx);
     else if (nw == 2) wsums_kernel<2><<<grid, kThreads, sh, s>>>(m, n, i, A, lda, EW, ldew, nbc, X, ldx);
     else wsums_kernel<1><<<grid, kThreads, sh, s>>>(m, n, i, A, lda, EW, ldew, nbc, X, ldx);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+int ftla_cuda_qr_res_sizes(ft_queue_t *q, int64_t m, int64_t nc, const double *C,
+                           const double *X, int64_t ld, double *out)
+{
+    if (m < 0 || nc < 0 || (nc > 1 && ld < m)) return FT_ERR_INTERNAL;
+    if (nc == 0) return FT_SUCCESS;
+    if (nc > kMaxGridX || !out || (m > 0 && (!C || !X))) return FT_ERR_INTERNAL;
+    res_sizes_kernel<<<(unsigned)nc, kThreads, 0, ftla_cuda_queue_stream(q)>>>(m, C, X, ld, out);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }

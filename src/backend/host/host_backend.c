@@ -502,6 +502,8 @@ int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, co
 int ft_host_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
                      int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
                      int64_t ldx);
+int ft_host_qr_res_sizes(ft_queue_t *q, int64_t m, int64_t nc, const double *C, const double *X,
+                         int64_t ld, double *out);
 int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                        double *out);
 int ft_host_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
@@ -546,6 +548,7 @@ static const ft_backend_t g_host = {
     .qr_leaf = h_qr_leaf,
     .block_sums = ft_host_block_sums,
     .qr_wsums = ft_host_qr_wsums,
+    .qr_res_sizes = ft_host_qr_res_sizes,
     .col_absmax = ft_host_col_absmax,
     .col_asum_max = ft_host_col_asum_max,
     .digest = ft_host_digest,
