@@ -2,8 +2,8 @@
  * test_reduce.c — the backend's reductions that the QR checks read the whole matrix with,
  * against plain references:
  *
- *   - qr_wsums (backend.h): X = [R11 R12; 0 A22] EW at panel boundary i for block-diagonal
- *     weights EW, every i from 0 to min(m, n) and beyond, block widths 32 ... 1024, 1 to 3
+ *   - qr_wsums (backend.h): X = [R11 R12; 0 A22] W at panel boundary i for block-diagonal
+ *     weights W (each column's weights in EW), every i from 0 to min(m, n) and beyond, block widths 32 ... 1024, 1 to 3
  *     weights a block, ld > m. Integer data and dyadic weights make every sum exact, so the
  *     results must equal the reference bit for bit whatever the order of the additions; rows
  *     the trapezoid does not reach must be 0 (X is poisoned first);
@@ -59,7 +59,7 @@ static void wsums_ref(int64_t m, int64_t n, int64_t i, const double *A, int64_t 
                 double s = 0.0;
                 const int64_t lo = l < i ? l : i;
                 for (int64_t j = b * nbc; j < (b + 1) * nbc && j < n; j++)
-                    if (j >= lo) s += A[l + j * lda] * EW[j + (nw * b + c) * n];
+                    if (j >= lo) s += A[l + j * lda] * EW[j + c * n];
                 X[l + (nw * b + c) * m] = s;
             }
 }
@@ -67,19 +67,16 @@ static void wsums_ref(int64_t m, int64_t n, int64_t i, const double *A, int64_t 
 static void wsums_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t n, int64_t nbc, int nw)
 {
     const int64_t lda = m + 3, B = (n + nbc - 1) / nbc, cx = nw * B;
-    double *A = tu_malloc(lda * n), *EW = tu_malloc(n * cx), *X = tu_malloc(m * cx);
+    double *A = tu_malloc(lda * n), *EW = tu_malloc(n * nw), *X = tu_malloc(m * cx);
     double *R = tu_malloc(m * cx);
     for (int64_t x = 0; x < lda * n; x++) /* integers |a| <= 2^20: every sum below is exact */
         A[x] = (double)((int64_t)(tu_uniform(rng) * 2097152.0) - 1048576);
-    for (int64_t x = 0; x < n * cx; x++) EW[x] = NAN; /* off the diagonal blocks: never read */
-    for (int64_t j = 0; j < n; j++) {
-        const int64_t b = j / nbc;
+    for (int64_t j = 0; j < n; j++)
         for (int c = 0; c < nw; c++) /* dyadic weights of up to 12 bits */
-            EW[j + (nw * b + c) * n] = (double)(1 + (j * (2 * c + 3)) % 4095) / 4096.0;
-    }
+            EW[j + c * n] = (double)(1 + (j * (2 * c + 3)) % 4095) / 4096.0;
     const ft_backend_t *be = e->be;
     int st = be->set_matrix(e->q, lda, n, A, lda, e->dA, lda);
-    if (!st) st = be->set_matrix(e->q, n, cx, EW, n, e->dEW, n);
+    if (!st) st = be->set_matrix(e->q, n, nw, EW, n, e->dEW, n);
     const int64_t k = m < n ? m : n;
     const int64_t is[] = {0, 1, k / 3, k / 2 + 1, k - 1, k, n};
     for (size_t t = 0; t < sizeof is / sizeof is[0] && !st; t++) {

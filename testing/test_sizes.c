@@ -79,7 +79,7 @@ int main(void)
         /* + the checkpoint of Q (issue 9): 5 sums per column in work memory; on the host the
          * checkpoint and the sums now (5 each), a record digest and two copies of tau */
         const i128 kk = m < n ? m : n;
-        i128 rw = 9 * B * (i128)m + (3 * B + 2) * (i128)n + 2 * (i128)nb * m +
+        i128 rw = 9 * B * (i128)m + (3 + 2) * (i128)n + 2 * (i128)nb * m +
                   (np + 2) * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 7 * (i128)m + 64 +
                   5 * kk;
         /* + the panel checks (issue 9): x of two panels, the sigma vector, the kernel's
@@ -90,7 +90,7 @@ int main(void)
         /* + the column checks: sigma A_p of two panels (2 m nb) and the work of Q_p^T A_p
          * (nb^2); on the host a ring of 3 (R, thresholds) */
         rw += 2 * (i128)m * nb + (i128)nb * nb;
-        i128 rh = 2 * (i128)nb * m + 2 * (i128)nb * nb + 64 * (i128)nb + (3 * B + 4) * (i128)n +
+        i128 rh = 2 * (i128)nb * m + 2 * (i128)nb * nb + 64 * (i128)nb + (3 + 4) * (i128)n +
                   (7 * B + 3) * (i128)m + 2 * B + 64 + 13 * kk;
         rh += 16 * (i128)nb + 192 + 3 * (i128)nb * nb + 5 * np * nb;
         rh += 3 * ((i128)nb * nb + nb);

@@ -165,15 +165,14 @@ typedef struct ft_backend {
                       int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
                       double *abss, int64_t ldabs);
     /* The weighted row sums of the trapezoid a QR check reads (qr_checks.c). The n columns
-     * are split into blocks of nbc (block b: [b nbc, min((b+1) nbc, n))), each with nw weight
-     * columns in EW (n x nw B, ld ldew, B = ceil(n / nbc)): column nw b + c of EW holds block
-     * b's weights c on block b's rows and is read nowhere else (EW is block diagonal). For
-     * every row l < m:
-     *   X(l, nw b + c) = sum_{j in block b, j >= min(l, i)} A(l, j) EW(j, nw b + c),
-     * i.e. X = [R11 R12; 0 A22] EW at panel boundary i (rows < i: from the diagonal on; rows
-     * >= i: the columns >= i; i = 0: A EW) — the product with the dense EW at 1 / B of its
-     * flops, in one read of the trapezoid. nw in 1 .. 3, nbc <= 1024. X (m x nw B, ld ldx) is
-     * overwritten. */
+     * are split into blocks of nbc (block b: [b nbc, min((b+1) nbc, n))), each column with nw
+     * weights in EW (n x nw, ld ldew: EW(j, c) is column j's weight c in its own block). For
+     * every row l < m, block b and c < nw:
+     *   X(l, nw b + c) = sum_{j in block b, j >= min(l, i)} A(l, j) EW(j, c),
+     * i.e. X = [R11 R12; 0 A22] W at panel boundary i for the block-diagonal W whose column
+     * nw b + c is EW(:, c) on block b's rows (rows < i: from the diagonal on; rows >= i: the
+     * columns >= i; i = 0: A W) — the product with the dense W at 1 / B of its flops, in one
+     * read of the trapezoid. nw in 1 .. 3, nbc <= 1024. X (m x nw B, ld ldx) is overwritten. */
     int (*qr_wsums)(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
                     int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
                     int64_t ldx);

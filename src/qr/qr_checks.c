@@ -58,14 +58,13 @@ int qr_encode(qr_t *g)
      * an order unrelated to w, confirms it: a second error in the same row that a correction
      * absorbed, or two errors cancelling in one checksum, show in it (issue 7). */
     const int64_t B = g->ncb, nbc = g->nbc;
-    memset(g->hEW, 0, (size_t)(QR_NCS * B * n) * sizeof(double));
-    for (int64_t j = 0; j < n; j++) {
+    for (int64_t j = 0; j < n; j++) { /* column j's three weights in its block (qr_wsums) */
         const int64_t b = j / nbc;
-        g->hEW[j + QR_NCS * b * n] = g->sigma;
-        g->hEW[j + (QR_NCS * b + 1) * n] = g->sigma * abft_weight(j - b * nbc, g->W);
-        g->hEW[j + (QR_NCS * b + 2) * n] = g->sigma * abft_weight_perm(j - b * nbc, g->W);
+        g->hEW[j] = g->sigma;
+        g->hEW[j + n] = g->sigma * abft_weight(j - b * nbc, g->W);
+        g->hEW[j + 2 * n] = g->sigma * abft_weight_perm(j - b * nbc, g->W);
     }
-    FT_CHECK(be->set_matrix(g->qm, n, QR_NCS * B, g->hEW, n, g->dEW, n));
+    FT_CHECK(be->set_matrix(g->qm, n, QR_NCS, g->hEW, n, g->dEW, n));
     FT_CHECK(be->qr_wsums(g->qm, m, n, 0, g->dA, g->ldda, g->dEW, n, nbc, QR_NCS, g->dCS, m));
     /* the plain checksum of every block (columns 0, 3, 6, ...) for the thresholds */
     FT_CHECK(be->get_matrix(g->qm, m, B, g->dCS, QR_NCS * m, g->hN + 2 * n, m));

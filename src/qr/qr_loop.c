@@ -205,7 +205,7 @@ int64_t qr_auto_nb(int64_t n, int gpanel)
     return n < 1024 ? 32 : 64;
 }
 
-/* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3B, dX m x 3B,
+/* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3 (qr_wsums), dX m x 3B,
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
  * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m; checkpoint dQS CKP_NS k; panel checks:
  * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dAD 2 np nb,
@@ -215,7 +215,7 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
-    int64_t t[] = {3 * QR_NCS * B, m, QR_NCS * B + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
+    int64_t t[] = {3 * QR_NCS * B, m, QR_NCS + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
                    QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 17, nb,
                    3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb, 1, k + 2 * nb,
                    2 * QR_NCS, B}, e;
@@ -223,7 +223,7 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 }
 
 /* Host memory: hP m x nb, hV m x nb (the panels of odd steps), hT nb x nb, hVt nb x nb,
- * hwork 64 nb, hEW n x 3B, hN 2n + m B,
+ * hwork 64 nb, hEW n x 3, hN 2n + m B,
  * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
  * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k; the panel
  * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each, hAD 2 np nb,
@@ -232,7 +232,7 @@ int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
-    int64_t t[] = {2 * nb, m, 2 * nb, nb, 64, nb, QR_NCS * B + 4, n, (2 * QR_NCS + 1) * B + 3, m,
+    int64_t t[] = {2 * nb, m, 2 * nb, nb, 64, nb, QR_NCS + 4, n, (2 * QR_NCS + 1) * B + 3, m,
                    2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 5 * np, nb,
                    9 * nb + 3, nb, 2 * QR_NCS, B}, e;
     return ft_sum_of_products(13, t, &e) ? -1 : e;
@@ -248,7 +248,7 @@ int qr_setup(qr_t *g)
     FT_CHECK(ft_call_work_doubles(g->call, nw, &w));
     const int64_t B = g->ncb;
     g->dCS = w, w += QR_NCS * B * m;
-    g->dEW = w, w += QR_NCS * B * n;
+    g->dEW = w, w += QR_NCS * n;
     g->dX = w, w += QR_NCS * B * m;
     g->dV[0] = w, w += m * nb;
     g->dV[1] = w, w += m * nb;
@@ -286,7 +286,7 @@ int qr_setup(qr_t *g)
     g->hT = h, h += nb * nb;
     g->hVt = h, h += nb * nb;
     g->hwork = h, h += g->lhwork;
-    g->hEW = h, h += QR_NCS * B * n;
+    g->hEW = h, h += QR_NCS * n;
     g->hN = h, h += 2 * n + B * m;
     g->hC = h, h += QR_NCS * B * m;
     g->hX = h, h += QR_NCS * B * m;

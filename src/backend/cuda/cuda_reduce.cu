@@ -316,7 +316,7 @@ __global__ void __launch_bounds__(kThreads)
         __syncthreads(); /* the previous block's weights are no longer read */
         for (int64_t t = threadIdx.x; t < NW * w; t += kThreads) {
             const int64_t c = t / w, jj = t - c * w;
-            wsh[c * nbc + jj] = EW[j0 + jj + (NW * b + c) * ldew];
+            wsh[c * nbc + jj] = EW[j0 + jj + c * ldew];
         }
         __syncthreads();
         if (l >= m) continue;
@@ -482,7 +482,7 @@ int ftla_cuda_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const dou
     if (m < 0 || n < 0 || i < 0 || nbc < 1 || nbc > 1024 || nw < 1 || nw > 3)
         return FT_ERR_INTERNAL;
     if (m == 0 || n == 0) return FT_SUCCESS;
-    if (!A || !EW || !X || lda < m || ldew < n || ldx < m) return FT_ERR_INTERNAL;
+    if (!A || !EW || !X || lda < m || (nw > 1 && ldew < n) || ldx < m) return FT_ERR_INTERNAL;
     cudaStream_t s = ftla_cuda_queue_stream(q);
     const int64_t B = ceil_div(n, nbc), rg = ceil_div(m, kThreads);
     if (rg > INT_MAX) return FT_ERR_TOO_LARGE;

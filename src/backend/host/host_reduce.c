@@ -159,7 +159,7 @@ static int run_wsums(void *p)
                 if (e <= r0) continue;
                 const double *x = a->A + j * a->lda;
                 for (int64_t c = 0; c < nw; c++) {
-                    const double w = a->EW[j + (nw * b + c) * a->ldew];
+                    const double w = a->EW[j + c * a->ldew];
                     double *sc = s[c] - r0;
                     for (int64_t r = r0; r < e; r++) sc[r] += x[r] * w;
                 }
