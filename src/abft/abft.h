@@ -244,6 +244,30 @@ FT_HD double abft_nrm2(int64_t n, const double *x)
     return scale * sqrt(s);
 }
 
+/* ||a - b||_2 given mx = max_i |a_i - b_i| (NaN counted as Inf: returned as it is when not
+ * finite or 0), each difference scaled by the power of two at or above mx (two normal factors:
+ * exact, no overflow or underflow in the squares, a product rather than a division). */
+FT_HD double abft_diff_nrm2(int64_t n, const double *a, const double *b, double mx)
+{
+    if (!(mx > 0 && mx <= DBL_MAX)) return mx;
+    int e;
+    frexp(mx, &e); /* mx < 2^e, e in [-1073, 1024] */
+    const int e1 = -e > 1000 ? 1000 : -e < -1000 ? -1000 : -e;
+    const double s1 = ldexp(1.0, e1), s2 = ldexp(1.0, -e - e1);
+    double q[4] = {0.0, 0.0, 0.0, 0.0};
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int t = 0; t < 4; t++) {
+            const double d = (a[i + t] - b[i + t]) * s1 * s2;
+            q[t] += d * d;
+        }
+    for (; i < n; i++) {
+        const double d = (a[i] - b[i]) * s1 * s2;
+        q[0] += d * d;
+    }
+    return ldexp(sqrt((q[0] + q[1]) + (q[2] + q[3])), e);
+}
+
 /*
  * Threshold of the QR checks r = c - R e, s = v - R w (docs/qr.md): with colsum = sum_j ||a_j||_2
  * of the ORIGINAL A (each bounded by sqrt(||a_j||_1 max_i |a_ij|) >= ||a_j||_2, Hoelder) and

@@ -236,36 +236,17 @@ static int clean_level(const qr_t *g, const analysis_t *a)
     return !fails(a) && a->rn <= lv && a->sn <= lv && a->tn <= lv;
 }
 
-/* 2-norm of residual c of the block, scaled by the power of two at or above its max (no
- * overflow or underflow; a product, not a division, per element). */
+/* 2-norm of residual c of the block (abft_diff_nrm2: scaled, no overflow or underflow). */
 static double res_norm(const qr_t *g, int c, double mx)
 {
-    if (!(isfinite(mx) && mx > 0)) return mx;
-    int e;
-    frexp(mx, &e); /* mx < 2^e, e in [-1073, 1024]: 2^-e in two factors that are normal */
-    const int e1 = -e > 1000 ? 1000 : -e < -1000 ? -1000 : -e;
-    const double s1 = ldexp(1.0, e1), s2 = ldexp(1.0, -e - e1);
     const int64_t o = (QR_NCS * g->cb + c) * g->m;
-    const double *hc = g->hC + o, *hx = g->hX + o;
-    double q[4] = {0.0, 0.0, 0.0, 0.0};
-    int64_t l = 0;
-    for (; l + 4 <= g->m; l += 4)
-        for (int t = 0; t < 4; t++) {
-            const double x = (hc[l + t] - hx[l + t]) * s1 * s2;
-            q[t] += x * x;
-        }
-    for (; l < g->m; l++) {
-        const double x = (hc[l] - hx[l]) * s1 * s2;
-        q[0] += x * x;
-    }
-    return ldexp(sqrt((q[0] + q[1]) + (q[2] + q[3])), e);
+    return abft_diff_nrm2(g->m, g->hC + o, g->hX + o, mx);
 }
 
-/* The block's residuals in one pass that the compiler vectorises (no branches: counts and
- * maxima by selects, NaN counted as Inf), then a short second pass for the rows it must name
- * (the first row of the largest |r|, the only failing row): the analysis of a check reads
- * m x 3B residuals, 3.3 ms of the final check at n = 16384 on the H100 host when it branched
- * per row (bench/NOTES.md). */
+/* The block's residuals in one branch-free pass (counts and maxima by selects, NaN counted as
+ * Inf), then a short second pass for the rows it must name (the first row of the largest |r|,
+ * the only failing row). Only where a check fails: a clean one is decided from the residuals'
+ * sizes alone (sizes_clean). */
 static void analyse(const qr_t *g, analysis_t *a)
 {
     const int64_t m = g->m;

@@ -189,13 +189,6 @@ typedef struct {
     double *out;
 } rs_args;
 
-/* The exponent split of a power-of-two scale 2^-e (e in [-1073, 1024]) into two normal factors. */
-static void scale_pair(int e, double *s1, double *s2)
-{
-    const int e1 = -e > 1000 ? 1000 : -e < -1000 ? -1000 : -e;
-    *s1 = ldexp(1.0, e1), *s2 = ldexp(1.0, -e - e1);
-}
-
 static int run_res_sizes(void *p)
 {
     const rs_args *a = p;
@@ -207,25 +200,7 @@ static int run_res_sizes(void *p)
             d = d == d ? d : INFINITY;
             mx = d > mx ? d : mx;
         }
-        double nrm = mx;
-        if (isfinite(mx) && mx > 0) {
-            int e;
-            frexp(mx, &e);
-            double s1, s2, q[4] = {0, 0, 0, 0};
-            scale_pair(e, &s1, &s2);
-            int64_t r = 0;
-            for (; r + 4 <= a->m; r += 4)
-                for (int t = 0; t < 4; t++) {
-                    const double d = (y[r + t] - x[r + t]) * s1 * s2;
-                    q[t] += d * d;
-                }
-            for (; r < a->m; r++) {
-                const double d = (y[r] - x[r]) * s1 * s2;
-                q[0] += d * d;
-            }
-            nrm = ldexp(sqrt((q[0] + q[1]) + (q[2] + q[3])), e);
-        }
-        a->out[2 * c] = mx, a->out[2 * c + 1] = nrm;
+        a->out[2 * c] = mx, a->out[2 * c + 1] = abft_diff_nrm2(a->m, y, x, mx);
     }
     return FT_SUCCESS;
 }
