@@ -27,6 +27,8 @@ typedef struct {
     long value;
 } ftt_entry_t;
 
+/* the table: several short entries to a line */
+// clang-format off
 #define SZ(T) {"sizeof(" #T ")", (long)sizeof(T)}
 #define OFF(T, f) {#T "%" #f, (long)offsetof(T, f)}
 #define K(c) {#c, (long)(c)}
@@ -88,6 +90,7 @@ static const ftt_entry_t table[] = {
     K(FT_PHASE_COPY), K(FT_PHASE_WAIT), K(FT_PHASE_CHECKS), K(FT_PHASE_ISSUE), K(FT_PHASE_SEAL),
     K(FT_PHASE_VERIFY), K(FT_PHASE_STAGE), K(FT_PHASE_RECOVER), K(FT_NPHASES),
 };
+// clang-format on
 
 long ftt_c_value(const char *name)
 {

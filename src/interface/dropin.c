@@ -12,8 +12,7 @@
  * (OpenBLAS's prints and returns; reference BLAS's prints and STOPs: that is the program's
  * choice of XERBLA, as with the reference routines). */
 #if defined(__GNUC__) || defined(__clang__)
-extern void xerbla_(const char *srname, const int *info, size_t srname_len)
-    __attribute__((weak));
+extern void xerbla_(const char *srname, const int *info, size_t srname_len) __attribute__((weak));
 #define FT_HAVE_WEAK_XERBLA 1
 #endif
 

@@ -29,8 +29,8 @@ static ft_int imax1(ft_int a) { return a > 1 ? a : 1; }
  * As reference DGEMM: C := alpha*op(A)*op(B) + beta*C. */
 void ft_dgemm_(const char *transa, const char *transb, const ft_int *m, const ft_int *n,
                const ft_int *k, const double *alpha, const double *A, const ft_int *lda,
-               const double *B, const ft_int *ldb, const double *beta, double *C,
-               const ft_int *ldc, size_t transa_len, size_t transb_len)
+               const double *B, const ft_int *ldb, const double *beta, double *C, const ft_int *ldc,
+               size_t transa_len, size_t transb_len)
 {
     (void)transa_len, (void)transb_len; /* LSAME reads the first character only */
     // reference DGEMM's checks, in its order
@@ -97,8 +97,8 @@ ft_int ft_last_status_(void) { return ft_last_status(); }
  * name 'ft_dgemm' would clash with the drop-in FT_DGEMM in any program that calls both (gfortran
  * rejects it in one file). So the module binds these: the C functions under other names. */
 int ftla_f90_dgemm(char transa, char transb, ft_int m, ft_int n, ft_int k, double alpha,
-                   const double *A, ft_int lda, const double *B, ft_int ldb, double beta,
-                   double *C, ft_int ldc)
+                   const double *A, ft_int lda, const double *B, ft_int ldb, double beta, double *C,
+                   ft_int ldc)
 {
     return ft_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
