@@ -19,9 +19,14 @@ if(NOT FTLA_WITH_FORTRAN STREQUAL "OFF")
   endif()
 endif()
 if(NOT FTLA_HAVE_FORTRAN)
-  message(STATUS "ftla: no Fortran compiler (FTLA_WITH_FORTRAN=${FTLA_WITH_FORTRAN}): the "
-                 "Fortran module, ftla_fortran, examples/example_fortran.f90 and the Fortran "
-                 "tests (test_fortran_*) are not built; ftla.f90 is still installed")
+  if(FTLA_WITH_FORTRAN STREQUAL "OFF")
+    set(why "FTLA_WITH_FORTRAN=OFF")
+  else()
+    set(why "no Fortran compiler found")
+  endif()
+  message(STATUS "ftla: Fortran module OFF (${why}): ftla.mod, ftla_fortran, "
+                 "examples/example_fortran.f90 and the Fortran tests (test_fortran_*) are not "
+                 "built; ftla.f90 is still installed")
   return()
 endif()
 message(STATUS "ftla: Fortran module ON (${CMAKE_Fortran_COMPILER_ID} "

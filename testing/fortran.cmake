@@ -14,7 +14,7 @@
 #                              field, fault injection, FT factor, ft_dormqr, ft_dgels, column
 #                              source and xerbla callbacks, trace, model, the _gpu error paths
 if(NOT FTLA_HAVE_FORTRAN)
-  message(STATUS "ftla: Fortran tests (test_fortran_*) not registered: no Fortran compiler")
+  message(STATUS "ftla: Fortran tests (test_fortran_*) not registered: no Fortran module")
   return()
 endif()
 
