@@ -79,6 +79,15 @@ void ft_xerbla(const char *srname, int info);
  *  it was the default. Thread-safe. */
 ft_xerbla_t ft_set_xerbla(ft_xerbla_t handler);
 
+/**
+ * Status of the calling thread's most recent call of a drop-in entry point: the Fortran ABI
+ * routines FT_DGEMM / FT_DGEQRF (symbols ft_dgemm_, ft_dgeqrf_; docs/fortran.md), whose reference
+ * argument lists have no status return (DGEMM not even an INFO). 0, -i for an argument error
+ * (reported through XERBLA), or an ft_status_t. 0 before any such call on the thread. Fortran:
+ * FT_LAST_STATUS() (symbol ft_last_status_), or ft_last_status() from the module.
+ */
+int ft_last_status(void);
+
 /* ------------------------------------------------------------------------------------------- */
 /* Policy, context, fault injection, report                                                      */
 /* ------------------------------------------------------------------------------------------- */
