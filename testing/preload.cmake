@@ -39,6 +39,9 @@ set_tests_properties(test_preload_inject_cpu PROPERTIES LABELS cpu TIMEOUT 120 E
 add_test(NAME test_preload_off_cpu COMMAND test_preload off)
 set_tests_properties(test_preload_off_cpu PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT
   "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_PRELOAD=off")
+add_test(NAME test_preload_small_cpu COMMAND test_preload small)
+set_tests_properties(test_preload_small_cpu PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT
+  "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_PRELOAD_SMALL=16")
 if(FTLA_HAVE_CUDA)
   add_test(NAME test_preload_gpu COMMAND test_preload gpu)
   set_tests_properties(test_preload_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77

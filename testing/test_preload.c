@@ -4,7 +4,7 @@
  * LD_PRELOAD=libftla_preload.so (CTest sets it). The reference results come from the routines
  * the interposer forwards to (ftla_preload_real), called on identical copies of the data.
  *
- *   test_preload [all|inject|off|gpu]
+ *   test_preload [all|inject|off|small|gpu]
  *
  * all (FTLA_DEVICE=cpu):
  *   1. the interposer is loaded, and forwards each symbol to a real routine other than itself;
@@ -42,6 +42,9 @@
  *   interposer's stderr line names the injected and corrected element.
  * off (FTLA_PRELOAD=off): every call goes to the real routine, bitwise the same results, nothing
  *   through ftla.
+ * small (FTLA_PRELOAD_SMALL=16): a dgemm_ / cblas_dgemm of less work than a 16^3 product and
+ *   a dgeqrf_ / LAPACKE_dgeqrf with m n min(m,n) < 16^3 run the real routine (bitwise its
+ *   result, counted as unprotected), larger ones through ftla.
  * gpu (FTLA_DEVICE=auto, CUDA builds, label gpu; exit 77 without /dev/nvidiactl): a large
  *   dgemm_ and dgeqrf_ run on the GPU and match the real results, a small dgemm_ stays on the CPU.
  *
@@ -936,6 +939,67 @@ static void test_off(void)
     free(A), free(B), free(C1), free(C2), free(Q1), free(Q2);
 }
 
+/* ---- small: FTLA_PRELOAD_SMALL=16 ------------------------------------------------------------ */
+
+static void small_gemm(int m, int n, int k, int protect)
+{
+    double *A = mat(m, k), *B = mat(k, n), *C1 = mat(m, n), *C2, alpha = 0.5, beta = 1.5;
+    fill(m, k, A, m), fill(k, n, B, k), fill(m, n, C1, m);
+    C2 = dupm(C1, (size_t)m * n);
+    const int64_t p0 = stat(FTLA_PRELOAD_DGEMM), u0 = stat(FTLA_PRELOAD_UNPROTECTED);
+    dgemm_("N", "N", &m, &n, &k, &alpha, A, &m, B, &k, &beta, C1, &m, 1, 1);
+    const int64_t dp = stat(FTLA_PRELOAD_DGEMM) - p0, du = stat(FTLA_PRELOAD_UNPROTECTED) - u0;
+    real_dgemm("N", "N", &m, &n, &k, &alpha, A, &m, B, &k, &beta, C2, &m, 1, 1);
+    CHECK(dp == protect && du == !protect, "dgemm_ %d x %d x %d: %lld protected, %lld unprotected",
+          m, n, k, (long long)dp, (long long)du);
+    if (!protect)
+        CHECK(same(C1, C2, (size_t)m * n), "small dgemm_: not bitwise the real routine's result");
+    else
+        CHECK(gemm_err('N', 'N', m, n, k, alpha, A, m, B, k, beta, C2, C1, C2, m) <= 1.0,
+              "dgemm_ result");
+    const int64_t p1 = stat(FTLA_PRELOAD_DGEMM);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, A, k, B, n, beta, C1, n);
+    CHECK(stat(FTLA_PRELOAD_DGEMM) - p1 == protect, "cblas_dgemm %d x %d x %d", m, n, k);
+    free(A), free(B), free(C1), free(C2);
+}
+
+static void small_qr(int m, int n, int protect)
+{
+    const int lw = 64 * 64;
+    double *A1 = mat(m, n), *A2, t1[64], t2[64], w1[64 * 64], w2[64 * 64];
+    fill(m, n, A1, m);
+    A2 = dupm(A1, (size_t)m * n);
+    int i1, i2;
+    const int64_t p0 = stat(FTLA_PRELOAD_DGEQRF), u0 = stat(FTLA_PRELOAD_UNPROTECTED);
+    dgeqrf_(&m, &n, A1, &m, t1, w1, &lw, &i1);
+    const int64_t dp = stat(FTLA_PRELOAD_DGEQRF) - p0, du = stat(FTLA_PRELOAD_UNPROTECTED) - u0;
+    real_dgeqrf(&m, &n, A2, &m, t2, w2, &lw, &i2);
+    CHECK(i1 == 0 && dp == protect && du == !protect && w1[0] == w2[0],
+          "dgeqrf_ %d x %d: info %d, %lld protected, %lld unprotected", m, n, i1, (long long)dp,
+          (long long)du);
+    if (!protect)
+        CHECK(same(A1, A2, (size_t)m * n) && same(t1, t2, m < n ? m : n),
+              "small dgeqrf_: not bitwise the real routine's result");
+    memcpy(A1, A2, sizeof(double) * m * n);
+    const int64_t p1 = stat(FTLA_PRELOAD_DGEQRF);
+    CHECK(LAPACKE_dgeqrf(LAPACK_COL_MAJOR, m, n, A1, m, t1) == 0 &&
+              stat(FTLA_PRELOAD_DGEQRF) - p1 == protect,
+          "LAPACKE_dgeqrf %d x %d", m, n);
+    free(A1), free(A2);
+}
+
+static void test_small(void)
+{
+    small_gemm(8, 8, 8, 0);
+    small_gemm(15, 16, 16, 0); /* 3840 < 4096 */
+    small_gemm(16, 16, 16, 1);
+    small_gemm(40, 3, 40, 1);
+    small_qr(10, 10, 0);
+    small_qr(40, 2, 0); /* 40 * 2 * 2 = 160 */
+    small_qr(16, 16, 1);
+    small_qr(64, 40, 1);
+}
+
 /* ---- gpu: FTLA_DEVICE=auto on a CUDA build ---------------------------------------------------- */
 
 static void test_gpu(void)
@@ -987,10 +1051,12 @@ int main(int argc, char **argv)
         test_inject();
     } else if (!strcmp(mode, "off")) {
         test_off();
+    } else if (!strcmp(mode, "small")) {
+        test_small();
     } else if (!strcmp(mode, "gpu")) {
         test_gpu();
     } else {
-        printf("usage: test_preload [all|inject|off|gpu]\n");
+        printf("usage: test_preload [all|inject|off|small|gpu]\n");
         return 2;
     }
     int64_t s[FTLA_PRELOAD_NSTATS];

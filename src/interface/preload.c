@@ -114,8 +114,10 @@ typedef struct {
 } plan_t;
 
 static struct {
-    int off;     /* FTLA_PRELOAD=off|0: every call straight to the real routine */
-    int verbose; /* FTLA_VERBOSE */
+    int off;      /* FTLA_PRELOAD=off|0: every call straight to the real routine */
+    double small; /* FTLA_PRELOAD_SMALL=t: calls with less work than a t^3 product run the real
+                     routine, unprotected (t^3; 0 = every call protected, the default) */
+    int verbose;  /* FTLA_VERBOSE */
     uint64_t seed;
     plan_t plan[MAX_PLAN];
     int nplan;
@@ -228,6 +230,11 @@ static void cfg_init(void)
 {
     const char *s = getenv("FTLA_PRELOAD");
     C.off = s && (!strcasecmp(s, "off") || !strcmp(s, "0"));
+    s = getenv("FTLA_PRELOAD_SMALL");
+    if (s && *s) {
+        const double t = strtod(s, NULL);
+        C.small = t > 0 ? t * t * t : 0.0;
+    }
     s = getenv("FTLA_VERBOSE");
     C.verbose = s && *s ? atoi(s) : 0;
     if (C.verbose < 0) C.verbose = 0;
@@ -625,6 +632,15 @@ static f_int dgeqrf_info(f_int m, f_int n, f_int lda, f_int lwork)
 
 /* ---- the interposed symbols --------------------------------------------------------------- */
 
+/* FTLA_PRELOAD_SMALL: a call with work to protect but less than a t^3 product (flops / 2:
+ * m n k for dgemm, m n min(m, n) for dgeqrf) runs the real routine, unprotected, counted. */
+static int small_call(double work)
+{
+    if (!(C.small > 0 && work < C.small)) return 0;
+    stat_add(FTLA_PRELOAD_UNPROTECTED, 1);
+    return 1;
+}
+
 EXPORT void dgemm_(const char *transa, const char *transb, const f_int *m, const f_int *n,
                    const f_int *k, const double *alpha, const double *A, const f_int *lda,
                    const double *B, const f_int *ldb, const double *beta, double *Cm,
@@ -643,7 +659,8 @@ EXPORT void dgemm_(const char *transa, const char *transb, const f_int *m, const
         return;
     }
     if (!C.off && (*m == 0 || *n == 0 || ((*alpha == 0.0 || *k == 0) && *beta == 1.0))) return;
-    if (C.off || *alpha == 0.0 || *k == 0) { /* C := beta C: no product to protect */
+    /* C := beta C (no product to protect), or a small product (FTLA_PRELOAD_SMALL) */
+    if (C.off || *alpha == 0.0 || *k == 0 || small_call((double)*m * *n * *k)) {
         stat_add(FTLA_PRELOAD_PASSED, 1);
         t_inside++;
         real_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, Cm, ldc, la, lb);
@@ -676,7 +693,7 @@ EXPORT void cblas_dgemm(int order, int ta, int tb, f_int m, f_int n, f_int k, do
                       m >= 0 && n >= 0 && k >= 0 && lda >= imax1(rows_a) && ldb >= imax1(rows_b) &&
                       ldc >= imax1(col ? m : n);
     if (valid && !C.off && (m == 0 || n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0))) return;
-    if (!valid || C.off || alpha == 0.0 || k == 0) {
+    if (!valid || C.off || alpha == 0.0 || k == 0 || small_call((double)m * n * k)) {
         /* errors are the CBLAS implementation's own (cblas_xerbla or xerbla_, its numbering):
          * the real routine, whole */
         stat_add(FTLA_PRELOAD_PASSED, 1);
@@ -718,6 +735,13 @@ EXPORT void dgeqrf_(const f_int *m, const f_int *n, double *A, const f_int *lda,
     *info = 0;
     if (*m == 0 || *n == 0) { /* quick return, as LAPACK */
         work[0] = 1.0;
+        return;
+    }
+    if (small_call((double)*m * *n * (*m < *n ? *m : *n))) {
+        stat_add(FTLA_PRELOAD_PASSED, 1);
+        t_inside++;
+        real_dgeqrf(m, n, A, lda, tau, work, lwork, info);
+        t_inside--;
         return;
     }
     *info = run_dgeqrf("dgeqrf_", *m, *n, A, *lda, tau);
@@ -762,7 +786,8 @@ EXPORT f_int LAPACKE_dgeqrf(int layout, f_int m, f_int n, double *a, f_int lda, 
         return r;
     }
     cfg_load();
-    int pass = layout != CBLAS_COL || C.off || m < 0 || n < 0 || lda < imax1(m);
+    int pass = layout != CBLAS_COL || C.off || m < 0 || n < 0 || lda < imax1(m) ||
+               (m > 0 && n > 0 && C.small > 0 && (double)m * n * (m < n ? m : n) < C.small);
     if (!pass && (!R.nancheck || R.nancheck())) /* LAPACKE's NaN check of A: its -4 */
         for (f_int j = 0; j < n && !pass; j++)
             for (f_int i = 0; i < m; i++)
@@ -820,11 +845,12 @@ __attribute__((destructor)) static void preload_summary(void)
     fprintf(stderr,
             "ftla: preload summary: protected %s %lld, %s %lld (on the GPU %lld); passed to the "
             "real library %lld; faults injected %lld, detected %lld, corrected %lld; calls "
-            "failed %lld, unchecked %lld, unprotected fallbacks %lld; real dgemm_ from %s, "
-            "dgeqrf_ from %s\n",
+            "failed %lld, unchecked %lld, unprotected fallbacks %lld, unprotected small calls %lld "
+            "(FTLA_PRELOAD_SMALL=%.0f); real dgemm_ from %s, dgeqrf_ from %s\n",
             routine_name[R_DGEMM], s[FTLA_PRELOAD_DGEMM], routine_name[R_DGEQRF],
             s[FTLA_PRELOAD_DGEQRF], s[FTLA_PRELOAD_GPU], s[FTLA_PRELOAD_PASSED],
             s[FTLA_PRELOAD_INJECTED], s[FTLA_PRELOAD_DETECTED], s[FTLA_PRELOAD_CORRECTED],
             s[FTLA_PRELOAD_FAILED], s[FTLA_PRELOAD_UNCHECKED], s[FTLA_PRELOAD_FALLBACK],
-            object_of(*(void **)&R.dgemm), object_of(*(void **)&R.dgeqrf));
+            s[FTLA_PRELOAD_UNPROTECTED], cbrt(C.small), object_of(*(void **)&R.dgemm),
+            object_of(*(void **)&R.dgeqrf));
 }

@@ -31,7 +31,9 @@ enum {
     FTLA_PRELOAD_FALLBACK = 11,    /* calls ftla could not run (memory, device), run unprotected
                                      by the real routine instead */
     FTLA_PRELOAD_GPU = 12,         /* protected calls that ran on the GPU */
-    FTLA_PRELOAD_NSTATS = 13
+    FTLA_PRELOAD_UNPROTECTED = 13, /* calls with work to protect run unprotected by the real
+                                     routine because they are small (FTLA_PRELOAD_SMALL) */
+    FTLA_PRELOAD_NSTATS = 14
 };
 
 /* Copy min(n, FTLA_PRELOAD_NSTATS) counters into out; returns FTLA_PRELOAD_NSTATS. */
