@@ -67,3 +67,18 @@ foreach(prog_variant xblat3d:system xblat3d:reference xdcblat3:reference xlintst
     SKIP_RETURN_CODE 77 DEPENDS test_preload_cpu
     ENVIRONMENT "${FTLA_PRELOAD_REF_ENV};FTLA_DEVICE=cpu")
 endforeach()
+
+# The worked example of docs/interposer.md: examples/preload_lsq.c, a plain LAPACK least-squares
+# program, with a bit flip injected into its dgeqrf_'s trailing matrix: detected and recovered,
+# the solution right. The same fault with FTLA_PROTECT=0 (injected, not checked) must give a
+# wrong solution (the program prints WRONG): the fault the first run survives is a real one.
+add_executable(preload_lsq ${PROJECT_SOURCE_DIR}/examples/preload_lsq.c)
+target_link_libraries(preload_lsq PRIVATE ${LAPACK_LIBRARIES} ${BLAS_LIBRARIES} m)
+add_dependencies(preload_lsq ftla_preload)
+add_test(NAME preload_example_lsq_cpu COMMAND preload_lsq)
+set_tests_properties(preload_example_lsq_cpu PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT
+  "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_VERBOSE=1;FTLA_INJECT=dgeqrf:trailing:step=2:bit=60,dgemm:C:call=3:row=7:col=0:bit=61")
+add_test(NAME preload_example_lsq_unprotected_cpu COMMAND preload_lsq)
+set_tests_properties(preload_example_lsq_unprotected_cpu PROPERTIES LABELS cpu TIMEOUT 60
+  PASS_REGULAR_EXPRESSION "WRONG" ENVIRONMENT
+  "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_PROTECT=0;FTLA_INJECT=dgeqrf:trailing:step=2:bit=60")
