@@ -17,11 +17,15 @@ if(FTLA_SANITIZE)
 endif()
 set(FTLA_PRELOAD_ENV "LD_PRELOAD=${FTLA_PRELOAD_LIBS}")
 
+# the probe (a cblas_dgemm between the interposer and OpenBLAS) must come before OpenBLAS in the
+# program's libraries, so that the interposer's dlsym(RTLD_NEXT) finds it first
+add_library(ftla_test_probe SHARED preload_probe.c)
+target_link_libraries(ftla_test_probe PRIVATE ${CMAKE_DL_LIBS} Threads::Threads)
 add_executable(test_preload test_preload.c)
 target_include_directories(test_preload PRIVATE ${PROJECT_SOURCE_DIR}/src ${CBLAS_INCLUDE_DIR}
                            ${LAPACKE_INCLUDE_DIR})
-target_link_libraries(test_preload PRIVATE ${LAPACKE_LIBRARY} ${LAPACK_LIBRARIES}
-                      ${BLAS_LIBRARIES} ${CMAKE_DL_LIBS} Threads::Threads m)
+target_link_libraries(test_preload PRIVATE ftla_test_probe ${LAPACKE_LIBRARY}
+                      ${LAPACK_LIBRARIES} ${BLAS_LIBRARIES} ${CMAKE_DL_LIBS} Threads::Threads m)
 # xerbla_ of the program must be visible to the libraries (a Fortran program's is)
 set_target_properties(test_preload PROPERTIES ENABLE_EXPORTS ON)
 if(CMAKE_C_COMPILER_ID MATCHES "GNU|Clang")

@@ -30,8 +30,10 @@
  *      (both protected), the query, the -i of invalid arguments (LAPACKE's numbering), the NaN
  *      check (-4);
  *   7. threads: 4 threads at once, each dgemm_ and dgeqrf_ on its own data, bitwise equal to the
- *      same calls made alone; at least 2 threads were inside protected calls at once, and at
- *      least 2 inside real routines called by ftla at once (no global lock);
+ *      same calls made alone; no global lock: the probe library between the interposer and
+ *      OpenBLAS (preload_probe.c) holds the first thread inside ftla's product until a second
+ *      one is inside too (30 s at most), and the interposer's counters saw 2 threads inside
+ *      protected calls and inside the real routines called by ftla at once;
  *   8. re-entrance: ftla's own BLAS/LAPACK calls reached the real library (the inner-call
  *      counter grows, the protected-call counters grow by exactly one per call); a dgemm_ made
  *      from inside this program's xerbla_ (called by an interposed dgemm_) is protected and
@@ -69,6 +71,10 @@
 void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
             const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
             const double *beta, double *C, const int *ldc, size_t la, size_t lb);
+
+/* testing/preload_probe.c, linked before OpenBLAS: the real cblas_dgemm as the interposer sees it */
+void ftla_probe_arm(int want, double seconds);
+int ftla_probe_result(int *max);
 
 typedef void (*dgemm_fn)(const char *, const char *, const int *, const int *, const int *,
                          const double *, const double *, const int *, const double *, const int *,
@@ -766,10 +772,16 @@ static void test_threads(void)
     }
     const int64_t g0 = stat(FTLA_PRELOAD_DGEMM), q0 = stat(FTLA_PRELOAD_DGEQRF);
     pthread_barrier_init(&g_bar, NULL, NTHREADS);
+    ftla_probe_arm(2, 30.0);
     pthread_t th[NTHREADS];
     for (int t = 0; t < NTHREADS; t++) pthread_create(&th[t], NULL, worker, &g_td[t]);
     for (int t = 0; t < NTHREADS; t++) pthread_join(th[t], NULL);
     pthread_barrier_destroy(&g_bar);
+    int inside = 0;
+    CHECK(ftla_probe_result(&inside) == 1,
+          "two threads were never inside ftla's real cblas_dgemm at once (at most %d in 30 s): "
+          "the interposer serialises the calls",
+          inside);
     for (int t = 0; t < NTHREADS; t++)
         CHECK(g_td[t].ok, "thread %d: a result differs from the same call made alone", t);
     CHECK(stat(FTLA_PRELOAD_DGEMM) - g0 == NTHREADS * NITER &&

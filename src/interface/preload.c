@@ -211,7 +211,7 @@ static void parse_inject(const char *env)
             fprintf(stderr, "ftla: FTLA_INJECT: more than %d faults; '%s' ignored\n", MAX_PLAN, s);
             continue;
         }
-        /* call defaults to 0: the first protected call of the routine */
+        /* call defaults to 0 (parse_fault): the first protected call of the routine */
         if (parse_fault(item, &p, &err)) {
             fprintf(stderr,
                     "ftla: FTLA_INJECT: cannot use '%s': %s (syntax: "
@@ -220,7 +220,6 @@ static void parse_inject(const char *env)
                     s, err);
             continue;
         }
-        if (!strstr(s, "call=")) p.call = 0;
         C.plan[C.nplan++] = p;
     }
     free(copy);
