@@ -6,8 +6,10 @@
 #   the checks), the small calls also with FTLA_PRELOAD=off (the interposition alone).
 # Each round runs every configuration once, in an order that alternates from round to round;
 # the figure of a configuration is the median over the rounds of each process's median, the
-# ratio plain / preloaded (>= 1: the interposer is faster); "best" is the same ratio of the
-# fastest single calls (less sensitive to other work on the machine). The CPU backend (FTLA_DEVICE=cpu),
+# ratio plain / preloaded (>= 1: the interposer is faster); "paired" is the median over the
+# rounds of plain / preloaded within each round (the two processes ran back to back: the
+# steadiest figure on a machine whose speed drifts), "best" the ratio of the fastest single calls.
+# BENCH_PRELOAD_CFGS restricts the configurations (e.g. "plain ftla"). The CPU backend (FTLA_DEVICE=cpu),
 # OPENBLAS_NUM_THREADS=2 unless set; pin the cores with taskset if the machine has more
 # (`taskset -c 0,1 bench/run_preload.sh build`). BENCH_PRELOAD_CASES overrides the list
 # (e.g. "dgels 4096 2048 1 3;small 4"). Logs: ${OUT:-./bench-logs}/preload/.
@@ -46,6 +48,7 @@ for r in $(seq 1 "$rounds"); do
         read -r -a argv <<< "$c"
         cfgs=(plain ftla noabft)
         [ "${argv[0]}" = small ] && cfgs=(plain ftla off noabft)
+        if [ -n "${BENCH_PRELOAD_CFGS:-}" ]; then read -r -a cfgs <<< "$BENCH_PRELOAD_CFGS"; fi
         if [ $((r % 2)) -eq 0 ]; then # alternate the order
             rev=()
             for ((i = ${#cfgs[@]} - 1; i >= 0; i--)); do rev+=("${cfgs[i]}"); done
@@ -59,6 +62,12 @@ echo "% summary: medians over $rounds rounds (seconds; small: microseconds per c
 awk '
 { key = $2 " " $3 "x" $4 "x" $5; v[$1, key, ++n[$1, key]] = $6; keys[key] = 1; cfgs[$1] = 1
   if (!(($1, key) in lo) || $7 < lo[$1, key]) lo[$1, key] = $7 }
+function paired(key,   m, i, j, t, a) { # median of plain / ftla within each round
+    m = n["ftla", key] < n["plain", key] ? n["ftla", key] : n["plain", key]; if (!m) return 0
+    for (i = 1; i <= m; i++) a[i] = v["plain", key, i] / v["ftla", key, i]
+    for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+    return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+}
 function med(c, key,   m, i, j, t, a) {
     m = n[c, key]; if (!m) return -1
     for (i = 1; i <= m; i++) a[i] = v[c, key, i]
@@ -66,14 +75,15 @@ function med(c, key,   m, i, j, t, a) {
     return m % 2 ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
 }
 END {
-    printf "%-26s %12s %12s %12s %12s %10s %10s\n", "case", "plain", "ftla", "off", "protect=0", "plain/ftla", "best"
+    printf "%-26s %12s %12s %12s %12s %10s %10s %10s\n", "case", "plain", "ftla", "off", "protect=0", "plain/ftla", "paired", "best"
     for (kk in keys) {
         p = med("plain", kk); f = med("ftla", kk); o = med("off", kk); z = med("noabft", kk)
         os = o < 0 ? "-" : sprintf("%.6g", o)
         zs = z < 0 ? "-" : sprintf("%.6g", z)
         r = (f > 0) ? p / f : 0
         b = (lo["ftla", kk] > 0) ? lo["plain", kk] / lo["ftla", kk] : 0
-        printf("%-26s %12.6g %12.6g %12s %12s %10.3f %10.3f\n", kk, p, f, os, zs, r, b)
+        printf("%-26s %12.6g %12.6g %12s %12s %10.3f %10.3f %10.3f\n", kk, p, f, os, zs, r,
+               paired(kk), b)
     }
 }' "$res" | sort
 echo "% load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
