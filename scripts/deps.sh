@@ -11,6 +11,10 @@
 set -euo pipefail
 
 pkgs=(cmake gcc g++ gfortran make libopenblas-dev liblapacke-dev pkg-config)
+# Optional: the reference BLAS / LAPACK test programs (xblat3d, xdcblat3, xlintstd) that the
+# interposer's tests run with libftla_preload.so preloaded (testing/preload.cmake); those tests
+# skip themselves when these are absent, so a failed install here is not an error.
+optional=(libblas-test liblapack-test)
 
 # A package counts as present when dpkg says so, or (without dpkg) when its tool / header exists.
 have_pkg() {
@@ -31,9 +35,29 @@ missing=()
 for p in "${pkgs[@]}"; do
     have_pkg "$p" || missing+=("$p")
 done
+missing_opt=()
+if command -v dpkg-query >/dev/null 2>&1; then
+    for p in "${optional[@]}"; do
+        have_pkg "$p" || missing_opt+=("$p")
+    done
+fi
+
+install_optional() {
+    [ ${#missing_opt[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] ||
+        return 0
+    export DEBIAN_FRONTEND=noninteractive
+    if apt-get install -y --no-install-recommends "${missing_opt[@]}" ||
+       { apt-get update && apt-get install -y --no-install-recommends "${missing_opt[@]}"; }; then
+        echo "deps: installed ${missing_opt[*]}"
+    else
+        echo "deps: could not install ${missing_opt[*]}: the preload tests that need them" \
+             "will be skipped" >&2
+    fi
+}
 
 if [ ${#missing[@]} -eq 0 ]; then
     echo "deps: everything present (${pkgs[*]})"
+    install_optional
     exit 0
 fi
 
@@ -53,3 +77,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends "${missing[@]}"
 echo "deps: installed ${missing[*]}"
+install_optional
