@@ -78,6 +78,11 @@ typedef struct ft_backend {
     /* Make q issue on another native stream from now on (NULL: its own); work already issued
      * stays ahead of everything issued later. */
     int (*queue_wrap)(ft_queue_t *q, void *native);
+    /* q (on the backend's own stream) waits for the work issued so far on the calling thread's
+     * default streams (CUDA: the legacy default stream and the per-thread one): the device data
+     * a caller wrote with plain cudaMemcpy before a _gpu call — which can return before its
+     * copy lands — is complete before the call reads it. NULL: nothing to order after. */
+    int (*queue_after_default)(ft_queue_t *q);
     /* The host waits for all work issued on q; returns the first failure of deferred work. */
     int (*sync)(ft_queue_t *q);
     /* Queue `to` waits for all work issued so far on `from` (no host wait). */

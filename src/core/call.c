@@ -64,6 +64,12 @@ static int select_(ft_call_t *c, double flops, int is_gpu, size_t stage_bytes, i
         }
     }
     FT_CHECK(ft_queue_main(ctx, be, &c->main));
+    /* device pointers from the caller, outermost call: the context's own stream does not wait
+     * for the default stream by itself (non-blocking), and a plain cudaMemcpy from pageable
+     * memory may return before its data land (seen: ft_campaign --pointers device under load,
+     * the product of the previous contents, verified and wrong) */
+    if (is_gpu && ctx->depth == 0 && be->queue_after_default)
+        FT_CHECK(be->queue_after_default(c->main));
     c->be = be;
     c->rep.backend = be->kind;
     ft_policy_resolve(&ctx->policy, &c->pol);

@@ -187,6 +187,16 @@ static int c_queue_wrap(ft_queue_t *q, void *native)
     return FT_SUCCESS;
 }
 
+static int c_queue_after_default(ft_queue_t *q)
+{
+    if (!q->own || q->stream != q->own) return FT_SUCCESS; /* the caller's stream: its ordering */
+    FTLA_CUDA_TRY(cudaEventRecord(q->fork_ev, cudaStreamLegacy));
+    FTLA_CUDA_TRY(cudaStreamWaitEvent(q->stream, q->fork_ev, 0));
+    FTLA_CUDA_TRY(cudaEventRecord(q->fork_ev, cudaStreamPerThread));
+    FTLA_CUDA_TRY(cudaStreamWaitEvent(q->stream, q->fork_ev, 0));
+    return FT_SUCCESS;
+}
+
 static int c_queue_raise(ft_queue_t *q)
 {
     if (!q->own || q->stream != q->own) return FT_SUCCESS; /* the caller's stream: as it is */
@@ -663,6 +673,7 @@ static ft_backend_t make_table(void)
     b.queue_destroy = c_queue_destroy;
     b.queue_wrap = c_queue_wrap;
     b.queue_raise = c_queue_raise;
+    b.queue_after_default = c_queue_after_default;
     b.sync = c_sync;
     b.fork = c_fork;
     b.event_create = c_event_create;
