@@ -33,3 +33,7 @@ foreach(t test_givens test_dpanel test_reduce)
   add_test(NAME ${t}_cuda COMMAND ${t} cuda)
   set_tests_properties(${t}_cuda PROPERTIES LABELS gpu TIMEOUT 600 SKIP_RETURN_CODE 77)
 endforeach()
+# the host kernels on the caller alone (the shared team split off, core/team.h)
+add_test(NAME test_reduce_cpu_1thread COMMAND test_reduce cpu)
+set_tests_properties(test_reduce_cpu_1thread PROPERTIES LABELS cpu TIMEOUT 300
+  ENVIRONMENT FTLA_HOST_THREADS=1)

@@ -11,7 +11,12 @@
  *     every scale, NaN and Inf counted as Inf;
  *   - col_asum_max (the norms of the encode): sums and maxima of |a| by column, NaN kept;
  *   - the checkpoint sums of Q (checkpoint.h, the backend's kernel table): equal to
- *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows.
+ *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows;
+ *   - the panel's check on arrival (qr_pcheck.h, the backend's kernel table): the digests of
+ *     V and T equal to qr_pc_arrive_ref's bit for bit, ||v_c||^2 and max |d| within 1e-12
+ *     relative, a NaN in V giving a NaN maximum.
+ * The host kernels run on the shared team (core/team.h): FTLA_HOST_THREADS=1 and the default
+ * must both pass (CTest runs both).
  *
  *   test_reduce cpu|cuda [--small]  (--small: sizes up to 300, for compute-sanitizer)
  *   test_reduce cuda --bench        qr_wsums and the checkpoint sums on 16384 x 16384 and
@@ -20,6 +25,7 @@
 #include "checkpoint/checkpoint.h"
 #include "core/call.h"
 #include "qr/qr_internal.h"
+#include "qr/qr_pcheck.h"
 
 #include "test_dgeqrf_common.h"
 
@@ -184,6 +190,11 @@ static void ckp_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t nc)
     tu_fill(rng, lda, nc, A, lda);
     for (int64_t x = 0; x < lda * nc; x += 7) A[x] = -A[x] * 0x1p700; /* all kinds of bits */
     if (nc > 1) A[lda + 2 < lda * nc ? lda + 2 : 0] = -0.0;
+    if (nc > 2) /* the largest bit patterns in a whole column: the deferred sums' worst case */
+        for (int64_t r = 0; r < lda; r++) {
+            const uint64_t b = 0xFFFFFFFFFFFFFFC4ull - (uint64_t)(r & 7);
+            memcpy(A + r + (nc - 1) * lda, &b, sizeof b);
+        }
     const ft_backend_t *be = e->be;
     int st = be->set_matrix(e->q, lda, nc, A, lda, e->dA, lda);
     if (!st) st = ckp_kernels(be)->sums(e->q, m, nc, e->dA, lda, e->dS);
@@ -199,6 +210,56 @@ static void ckp_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t nc)
                  (long long)nc);
     }
     free(A), free(out), free(ref);
+}
+
+/* The arrival check of a panel mi x ib: random V, T, R, x (d of size ~1, so the orders of the
+ * sums differ only in rounding), one = 0.5; with nan, V(mi - 1, ib - 1) = NaN. */
+static void arrive_case(env_t *e, tu_rng_t *rng, int64_t mi, int64_t ib, int nan)
+{
+    const int64_t ldv = mi + 3, ldt = ib + 1, ldr = ib + 2;
+    const int64_t nv = ldv * ib, nt = ldt * ib, nr = ldr * ib;
+    double *h = tu_malloc(nv + nt + nr + mi);
+    tu_fill(rng, nv + nt + nr + mi, 1, h, nv + nt + nr + mi);
+    if (nan) h[(mi - 1) + (ib - 1) * ldv] = NAN;
+    const ft_backend_t *be = e->be;
+    double *dV = e->dA, *dT = dV + nv, *dR = dT + nt, *dx = dR + nr;
+    uint64_t *o = (uint64_t *)e->dX; /* digV ib, digT ib, ss ib, mx G, then the scratch */
+    double *scr = e->dX + 3 * ib + QR_PC_G;
+    const int64_t no = 3 * ib + QR_PC_G;
+    uint64_t *got = malloc(sizeof(uint64_t) * (size_t)no), *ref = malloc(sizeof(uint64_t) * (size_t)no);
+    double *rscr = tu_malloc(2 * ib);
+    int st = be->set_matrix(e->q, nv + nt + nr + mi, 1, h, nv + nt + nr + mi, dV, nv + nt + nr + mi);
+    if (!st)
+        st = qr_pc_kernels(be)->arrive(e->q, mi, ib, dV, ldv, dT, ldt, dR, ldr, dx, 0.5, o,
+                                       o + ib, (double *)(o + 2 * ib), (double *)(o + 3 * ib), scr);
+    if (!st) st = be->get_matrix(e->q, no, 1, (const double *)o, no, (double *)got, no);
+    if (!st) st = be->sync(e->q);
+    TU_CHECK(st == 0, "arrive %s %lld x %lld: %s", be->name, (long long)mi, (long long)ib,
+             ft_strerror(st));
+    if (!st) {
+        double *rss = (double *)(ref + 2 * ib), *rmx = (double *)(ref + 3 * ib);
+        qr_pc_arrive_ref(mi, ib, h, ldv, h + nv, ldt, h + nv + nt, ldr, h + nv + nt + nr, 0.5,
+                         ref, ref + ib, rss, rmx, rscr);
+        const double *gss = (const double *)(got + 2 * ib), *gmx = (const double *)(got + 3 * ib);
+        TU_CHECK(!memcmp(got, ref, sizeof(uint64_t) * 2 * (size_t)ib),
+                 "arrive %s %lld x %lld: digests differ from the reference", be->name,
+                 (long long)mi, (long long)ib);
+        int ok = 1;
+        for (int64_t c = 0; c < ib; c++)
+            if (!(fabs(gss[c] - rss[c]) <= 1e-12 * rss[c]) && !(nan && gss[c] != gss[c]))
+                ok = 0;
+        double m = 0.0;
+        int gnan = 0;
+        for (int g = 0; g < QR_PC_G; g++) {
+            if (gmx[g] != gmx[g]) gnan = 1;
+            else if (gmx[g] > m) m = gmx[g];
+        }
+        if (nan) ok = ok && gnan && rmx[0] != rmx[0];
+        else ok = ok && !gnan && fabs(m - rmx[0]) <= 1e-12 * rmx[0] && rmx[0] > 0.0;
+        TU_CHECK(ok, "arrive %s %lld x %lld%s: sums or max |d| %.17g differ from the reference "
+                 "%.17g", be->name, (long long)mi, (long long)ib, nan ? " (NaN)" : "", m, rmx[0]);
+    }
+    free(h), free(got), free(ref), free(rscr);
 }
 
 static int cmpd(const void *a, const void *b)
@@ -289,6 +350,12 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < sizeof cs / sizeof cs[0]; s++) {
             if (small && cs[s][0] > 300) continue;
             ckp_case(&e, &rng, cs[s][0], cs[s][1]);
+        }
+        const int64_t as[][2] = {{1, 1}, {5, 3}, {64, 64}, {300, 32}, {3000, 64}, {4099, 128}};
+        for (size_t s = 0; s < sizeof as / sizeof as[0]; s++) {
+            if (small && as[s][0] > 300) continue;
+            arrive_case(&e, &rng, as[s][0], as[s][1], 0);
+            arrive_case(&e, &rng, as[s][0], as[s][1], 1);
         }
     }
     ft_call_end(&e.c, st);

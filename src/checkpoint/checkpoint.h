@@ -23,6 +23,8 @@
  * c = 0 .. nc-1 of the m-row A (column-major, ld lda): the strictly lower part of each column.
  */
 void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
+/* The same sums, deferred reductions, on the shared team (the host kernel). */
+void ckp_sums_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
 
 typedef struct ckp_kernels {
     const char *name;

@@ -5,6 +5,7 @@
 #include "backend/host/host_queue.h"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/ckp_field.h"
+#include "core/team.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,16 +31,69 @@ void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t 
     }
 }
 
+/* x mod p for x < 2^128 (2^64 = 59 mod p) */
+static uint64_t red128(unsigned __int128 x)
+{
+    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^70 */
+    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^64 + 2^12 */
+    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^64 */
+    return ckp_red((uint64_t)x);
+}
+
+/* ckp_sums_ref's sums with the reductions deferred: 128-bit running sums, exact; reduced every
+ * CKP_RUN rows (after a reduction s_e < 2^64, and CKP_RUN rows later s_e < (CKP_RUN + 1)^(e+1)
+ * 2^64 < 2^115) and at the end. The same residues as ckp_sums_ref, at about a third of its
+ * work per element. */
+enum { CKP_RUN = 1024 };
+static void sums_fast(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
+                      uint64_t *out)
+{
+    typedef unsigned __int128 u128;
+    for (int64_t c = c0; c < c1; c++) {
+        const double *a = A + c * lda;
+        u128 s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
+        for (int64_t r0 = c + 1; r0 < m; r0 += CKP_RUN) {
+            const int64_t r1 = r0 + CKP_RUN < m ? r0 + CKP_RUN : m;
+            for (int64_t r = r0; r < r1; r++) {
+                uint64_t b;
+                memcpy(&b, a + r, sizeof b);
+                s0 += b;
+                s1 += s0;
+                s2 += s1;
+                s3 += s2;
+                s4 += s3;
+            }
+            s0 = red128(s0), s1 = red128(s1), s2 = red128(s2), s3 = red128(s3);
+            s4 = red128(s4);
+        }
+        uint64_t *o = out + CKP_NS * c;
+        o[0] = (uint64_t)s0, o[1] = (uint64_t)s1, o[2] = (uint64_t)s2, o[3] = (uint64_t)s3;
+        o[4] = (uint64_t)s4;
+    }
+}
+
 typedef struct {
     int64_t m, nc, lda;
     const double *A;
     uint64_t *out;
 } sums_args;
 
+static void sums_part(void *p, int t, int nt)
+{
+    const sums_args *a = p;
+    sums_fast(a->m, a->nc * t / nt, a->nc * (t + 1) / nt, a->A, a->lda, a->out);
+}
+
+void ckp_sums_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out)
+{
+    sums_args a = {m, nc, lda, A, out};
+    ft_team_par(sums_part, &a, nc > 1 ? (long long)m * nc : 0);
+}
+
 static int run_sums(void *p)
 {
     const sums_args *a = p;
-    ckp_sums_ref(a->m, a->nc, a->A, a->lda, a->out);
+    ckp_sums_host(a->m, a->nc, a->A, a->lda, a->out);
     return FT_SUCCESS;
 }
 

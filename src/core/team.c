@@ -1,7 +1,9 @@
 /* team.c — see team.h. */
 #include "core/team.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void *helper(void *p)
 {
@@ -86,4 +88,40 @@ void ft_team_stop(ft_team_t *team)
     pthread_mutex_destroy(&team->mu);
     team->sync_ok = 0;
     team->nt = 1;
+}
+
+/* ---- the shared team ---- */
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static ft_team_t g_team;
+static pid_t g_pid; /* the process that made g_team's helpers (0: none yet) */
+static int g_threads = -1;
+
+int ft_host_threads(void)
+{
+    int n = __atomic_load_n(&g_threads, __ATOMIC_RELAXED);
+    if (n > 0) return n;
+    const char *e = getenv("FTLA_HOST_THREADS");
+    long v = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    n = v < 1 ? 1 : v > FT_TEAM_MAX ? FT_TEAM_MAX : (int)v;
+    __atomic_store_n(&g_threads, n, __ATOMIC_RELAXED);
+    return n;
+}
+
+void ft_team_par(ft_team_fn fn, void *arg, long long work)
+{
+    const int nt = ft_host_threads();
+    if (nt <= 1 || work < FT_TEAM_MIN_WORK || pthread_mutex_trylock(&g_mu) != 0) {
+        fn(arg, 0, 1);
+        return;
+    }
+    const pid_t pid = getpid();
+    if (g_pid != pid) {
+        /* first use, or a forked child: the parent's helpers do not exist here; their team's
+         * state is abandoned as it is (its mutex may be held by a thread that is gone) */
+        g_pid = pid;
+        ft_team_start(&g_team, nt);
+    }
+    ft_team_run(&g_team, fn, arg);
+    pthread_mutex_unlock(&g_mu);
 }

@@ -40,4 +40,15 @@ int ft_team_start(ft_team_t *team, int nt);
 void ft_team_run(ft_team_t *team, ft_team_fn fn, void *arg);
 void ft_team_stop(ft_team_t *team);
 
+/* The process's shared team, for the host backend's memory-bound kernels (a pass over a
+ * matrix: the checks' sums, the checkpoint of Q): runs fn(arg, t, nt) on up to
+ * ft_host_threads() threads when work (elements touched) is at least FT_TEAM_MIN_WORK and the
+ * team is free, else fn(arg, 0, 1) on the caller — never waits for another caller's job.
+ * The helpers sleep between jobs; they are made on first use (again in a forked child). */
+#define FT_TEAM_MIN_WORK ((long long)1 << 17)
+void ft_team_par(ft_team_fn fn, void *arg, long long work);
+/* Threads of the shared team: FTLA_HOST_THREADS if set (1 = none), else the online CPUs,
+ * at most FT_TEAM_MAX. */
+int ft_host_threads(void);
+
 #endif

@@ -27,6 +27,7 @@
  * column maxima of sigma Q_p^T A_p below row ib, then its top ib x ib block (ld nb).
  */
 #include "backend/host/host_queue.h"
+#include "core/team.h"
 #include "qr/qr_internal.h"
 #include "qr/qr_pcheck.h"
 #include "qr/qrf.h"
@@ -79,11 +80,78 @@ typedef struct {
     double *ss, *mx, *scratch;
 } arrive_args;
 
+/* The host kernel: qr_pc_arrive_ref's results (the digests bit for bit, the sums in another
+ * order) in two passes over V on the shared team: per column its digest, ||v_c||^2 and
+ * w_c = v_c^T x in one read; then d = x - V z over parts of the rows (the axpys contiguous),
+ * each part's max |d| in its own mx slot. */
+static void arrive_cols(void *p, int t, int nt)
+{
+    const arrive_args *a = p;
+    const int64_t mi = a->mi, ib = a->ib;
+    double *w = a->scratch;
+    for (int64_t c = ib * t / nt; c < ib * (t + 1) / nt; c++) {
+        const double *v = a->V + c * a->ldv, *x = a->x;
+        uint64_t h = 0;
+        double q[4] = {0, 0, 0, 0}, s[4] = {0, 0, 0, 0};
+        int64_t r = 0;
+        for (; r + 4 <= mi; r += 4) {
+            uint64_t b[4];
+            memcpy(b, v + r, sizeof b);
+            h += b[0] + b[1] + b[2] + b[3];
+            for (int u = 0; u < 4; u++) q[u] += v[r + u] * v[r + u], s[u] += v[r + u] * x[r + u];
+        }
+        for (; r < mi; r++) {
+            uint64_t b;
+            memcpy(&b, v + r, sizeof b);
+            h += b;
+            q[0] += v[r] * v[r], s[0] += v[r] * x[r];
+        }
+        a->digV[c] = ft_digest_finish(h, mi);
+        a->ss[c] = (q[0] + q[1]) + (q[2] + q[3]);
+        w[c] = (s[0] + s[1]) + (s[2] + s[3]);
+    }
+}
+
+static void arrive_rows(void *p, int t, int nt)
+{
+    enum { RB = 512 };
+    const arrive_args *a = p;
+    const int64_t mi = a->mi, ib = a->ib, nrb = (mi + RB - 1) / RB;
+    const double *z = a->scratch + ib;
+    double mxv = 0.0, d[RB];
+    for (int64_t r0 = nrb * t / nt * RB; r0 < nrb * (t + 1) / nt * RB && r0 < mi; r0 += RB) {
+        const int64_t n = r0 + RB < mi ? RB : mi - r0;
+        memcpy(d, a->x + r0, (size_t)n * sizeof *d);
+        for (int64_t c = 0; c < ib; c++) {
+            const double *v = a->V + r0 + c * a->ldv, zc = z[c];
+            for (int64_t r = 0; r < n; r++) d[r] -= v[r] * zc;
+        }
+        for (int64_t r = r0; r < r0 + n && r < ib; r++)
+            for (int64_t c = r; c < ib; c++) d[r - r0] -= a->R[r + c * a->ldr] * a->one;
+        for (int64_t r = 0; r < n; r++) {
+            const double y = fabs(d[r]);
+            if (isnan(y) || isnan(mxv)) mxv = NAN;
+            else if (y > mxv) mxv = y;
+        }
+    }
+    a->mx[t] = mxv;
+}
+
 static int run_arrive(void *p)
 {
     const arrive_args *a = p;
-    qr_pc_arrive_ref(a->mi, a->ib, a->V, a->ldv, a->T, a->ldt, a->R, a->ldr, a->x, a->one,
-                     a->digV, a->digT, a->ss, a->mx, a->scratch);
+    const int64_t ib = a->ib;
+    const long long work = (long long)a->mi * ib;
+    ft_digest_ref(ib, ib, a->T, a->ldt, a->digT);
+    for (int g = 0; g < QR_PC_G; g++) a->mx[g] = 0.0;
+    ft_team_par(arrive_cols, (void *)a, work);
+    double *w = a->scratch, *z = a->scratch + ib;
+    for (int64_t c = 0; c < ib; c++) { /* z = T^T w */
+        double s = 0.0;
+        for (int64_t r = 0; r <= c; r++) s += a->T[r + c * a->ldt] * w[r];
+        z[c] = s;
+    }
+    ft_team_par(arrive_rows, (void *)a, work);
     return FT_SUCCESS;
 }
 

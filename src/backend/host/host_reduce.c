@@ -3,6 +3,7 @@
  * oversubscribed the two cores and slowed the whole call down (bench/NOTES.md). */
 #include "abft/abft.h"
 #include "backend/host/host_queue.h"
+#include "core/team.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -139,15 +140,17 @@ typedef struct {
 /* backend.h qr_wsums: a range of RB rows at a time, the block's columns swept left to right
  * (column j < i adds to rows [0, j], a column j >= i to every row), the nw sums of a row kept
  * in a small buffer so that the inner loop is contiguous in the rows. */
-static int run_wsums(void *p)
+enum { RB = 256 };
+static void wsums_part(void *p, int t, int nt)
 {
     const ws_args *a = p;
-    enum { RB = 256 };
     const int64_t m = a->m, n = a->n, i = a->i, nbc = a->nbc, nw = a->nw;
-    const int64_t B = (n + nbc - 1) / nbc;
+    const int64_t B = (n + nbc - 1) / nbc, nrb = (m + RB - 1) / RB;
+    /* thread t: the row blocks [nrb t / nt, nrb (t + 1) / nt) */
+    const int64_t rlo = nrb * t / nt * RB, rhi = nrb * (t + 1) / nt * RB;
     for (int64_t b = 0; b < B; b++) {
         const int64_t j0 = b * nbc, j1 = j0 + nbc < n ? j0 + nbc : n;
-        for (int64_t r0 = 0; r0 < m; r0 += RB) {
+        for (int64_t r0 = rlo; r0 < rhi && r0 < m; r0 += RB) {
             const int64_t r1 = r0 + RB < m ? r0 + RB : m;
             double s[3][RB];
             for (int64_t c = 0; c < nw; c++)
@@ -169,6 +172,14 @@ static int run_wsums(void *p)
                        (size_t)(r1 - r0) * sizeof(double));
         }
     }
+}
+
+static int run_wsums(void *p)
+{
+    const ws_args *a = p;
+    /* the trapezoid's elements: all rows of the columns >= i, the triangle before */
+    const int64_t i = a->i < a->n ? a->i : a->n;
+    ft_team_par(wsums_part, p, (long long)a->m * (a->n - i) + (long long)i * (i + 1) / 2);
     return FT_SUCCESS;
 }
 
@@ -189,19 +200,34 @@ typedef struct {
     double *out;
 } rs_args;
 
+static void res_sizes_part(void *p, int t, int nt)
+{
+    const rs_args *a = p;
+    for (int64_t c = a->nc * t / nt; c < a->nc * (t + 1) / nt; c++) {
+        const double *x = a->X + c * a->ld, *y = a->C + c * a->ld;
+        double m8[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int64_t r = 0;
+        for (; r + 8 <= a->m; r += 8)
+            for (int u = 0; u < 8; u++) {
+                double d = fabs(y[r + u] - x[r + u]);
+                d = d == d ? d : INFINITY;
+                m8[u] = d > m8[u] ? d : m8[u];
+            }
+        for (; r < a->m; r++) {
+            double d = fabs(y[r] - x[r]);
+            d = d == d ? d : INFINITY;
+            m8[0] = d > m8[0] ? d : m8[0];
+        }
+        double mx = m8[0];
+        for (int u = 1; u < 8; u++) mx = m8[u] > mx ? m8[u] : mx;
+        a->out[2 * c] = mx, a->out[2 * c + 1] = abft_diff_nrm2(a->m, y, x, mx);
+    }
+}
+
 static int run_res_sizes(void *p)
 {
     const rs_args *a = p;
-    for (int64_t c = 0; c < a->nc; c++) {
-        const double *x = a->X + c * a->ld, *y = a->C + c * a->ld;
-        double mx = 0.0;
-        for (int64_t r = 0; r < a->m; r++) {
-            double d = fabs(y[r] - x[r]);
-            d = d == d ? d : INFINITY;
-            mx = d > mx ? d : mx;
-        }
-        a->out[2 * c] = mx, a->out[2 * c + 1] = abft_diff_nrm2(a->m, y, x, mx);
-    }
+    ft_team_par(res_sizes_part, p, a->nc > 1 ? (long long)a->m * a->nc : 0);
     return FT_SUCCESS;
 }
 
@@ -219,20 +245,39 @@ typedef struct {
     double *out;
 } absmax_args;
 
+/* max |x_r| (NaN if any is NaN) over n contiguous elements, with eight independent chains
+ * (one chain is bound by the latency of its compare and select) */
+static double absmax_run(int64_t n, const double *x)
+{
+    double m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int nan = 0;
+    int64_t r = 0;
+    for (; r + 8 <= n; r += 8)
+        for (int u = 0; u < 8; u++) {
+            const double v = fabs(x[r + u]);
+            nan |= v != v;
+            m[u] = v > m[u] ? v : m[u];
+        }
+    for (; r < n; r++) {
+        const double v = fabs(x[r]);
+        nan |= v != v;
+        m[0] = v > m[0] ? v : m[0];
+    }
+    for (int u = 1; u < 8; u++) m[0] = m[u] > m[0] ? m[u] : m[0];
+    return nan ? NAN : m[0];
+}
+
+static void col_absmax_part(void *p, int t, int nt)
+{
+    const absmax_args *a = p;
+    for (int64_t c = a->cols * t / nt; c < a->cols * (t + 1) / nt; c++)
+        a->out[c] = absmax_run(a->rows, a->X + c * a->ldx);
+}
+
 static int run_col_absmax(void *p)
 {
     const absmax_args *a = p;
-    const int64_t rows = a->rows, cols = a->cols, ldx = a->ldx;
-    const double *X = a->X;
-    double *out = a->out;
-    for (int64_t c = 0; c < cols; c++) {
-        double m = 0.0;
-        for (int64_t r = 0; r < rows; r++) {
-            double v = fabs(X[r + c * ldx]);
-            if (v > m || v != v) m = v; /* once NaN, stays NaN */
-        }
-        out[c] = m;
-    }
+    ft_team_par(col_absmax_part, p, a->cols > 1 ? (long long)a->rows * a->cols : 0);
     return FT_SUCCESS;
 }
 
@@ -249,19 +294,38 @@ typedef struct {
     double *asum, *amax;
 } asummax_args;
 
+static void col_asum_max_part(void *p, int t, int nt)
+{
+    const asummax_args *a = p;
+    for (int64_t c = a->cols * t / nt; c < a->cols * (t + 1) / nt; c++) {
+        const double *x = a->X + c * a->ldx;
+        const int64_t n = a->rows;
+        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        int nan = 0;
+        int64_t r = 0;
+        for (; r + 8 <= n; r += 8)
+            for (int u = 0; u < 8; u++) {
+                const double v = fabs(x[r + u]);
+                s[u] += v;
+                nan |= v != v;
+                m[u] = v > m[u] ? v : m[u];
+            }
+        for (; r < n; r++) {
+            const double v = fabs(x[r]);
+            s[0] += v;
+            nan |= v != v;
+            m[0] = v > m[0] ? v : m[0];
+        }
+        for (int u = 1; u < 8; u++) m[0] = m[u] > m[0] ? m[u] : m[0];
+        a->asum[c] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+        a->amax[c] = nan ? NAN : m[0]; /* once NaN, stays NaN */
+    }
+}
+
 static int run_col_asum_max(void *p)
 {
     const asummax_args *a = p;
-    for (int64_t c = 0; c < a->cols; c++) {
-        const double *x = a->X + c * a->ldx;
-        double s = 0.0, m = 0.0;
-        for (int64_t r = 0; r < a->rows; r++) {
-            const double v = fabs(x[r]);
-            s += v;
-            m = v > m || v != v ? v : m; /* once NaN, stays NaN */
-        }
-        a->asum[c] = s, a->amax[c] = m;
-    }
+    ft_team_par(col_asum_max_part, p, a->cols > 1 ? (long long)a->rows * a->cols : 0);
     return FT_SUCCESS;
 }
 
@@ -293,10 +357,17 @@ void ft_digest_ref(int64_t rows, int64_t cols, const double *X, int64_t ldx, uin
     }
 }
 
+static void digest_part(void *p, int t, int nt)
+{
+    const digest_args *a = p;
+    const int64_t c0 = a->cols * t / nt, c1 = a->cols * (t + 1) / nt;
+    ft_digest_ref(a->rows, c1 - c0, a->X + c0 * a->ldx, a->ldx, a->out + c0);
+}
+
 static int run_digest(void *p)
 {
     const digest_args *a = p;
-    ft_digest_ref(a->rows, a->cols, a->X, a->ldx, a->out);
+    ft_team_par(digest_part, p, a->cols > 1 ? (long long)a->rows * a->cols : 0);
     return FT_SUCCESS;
 }
 
