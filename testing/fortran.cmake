@@ -13,6 +13,9 @@
 #   test_fortran_module        the module's functions: results, reports, policies with every
 #                              field, fault injection, FT factor, ft_dormqr, ft_dgels, column
 #                              source and xerbla callbacks, trace, model, the _gpu error paths
+#   test_fortran_gpu           (CUDA builds; label gpu, skipped without a device) the _gpu
+#                              routines on device memory: results against the host routines,
+#                              planned faults corrected (device memory via test_fortran_devmem.c)
 if(NOT FTLA_HAVE_FORTRAN)
   message(STATUS "ftla: Fortran tests (test_fortran_*) not registered: no Fortran module")
   return()
@@ -42,3 +45,12 @@ ftla_fortran_test(test_fortran_dropin test_fortran_dropin.f90 ftla::ftla_fortran
 ftla_fortran_test(test_fortran_dropin_static test_fortran_dropin.f90
                   ftla::ftla_fortran_static)
 ftla_fortran_test(test_fortran_module test_fortran_module.f90 ftla::ftla_fortran)
+
+if(FTLA_HAVE_CUDA)
+  add_library(ftla_ftest_devmem STATIC test_fortran_devmem.c)
+  target_link_libraries(ftla_ftest_devmem PUBLIC CUDA::cudart)
+  ftla_fortran_test(test_fortran_gpu test_fortran_gpu.f90 ftla::ftla_fortran)
+  target_link_libraries(test_fortran_gpu PRIVATE ftla_ftest_devmem)
+  set_tests_properties(test_fortran_gpu PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                       ENVIRONMENT "FTLA_MODEL_CACHE=off")
+endif()

@@ -346,12 +346,12 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < sizeof ms / sizeof ms[0]; s++)
             if (!small || ms[s] <= 300) sizes_case(&e, &rng, ms[s]);
         const int64_t cs[][2] = {{0, 0}, {1, 1}, {2, 2}, {5, 3}, {31, 8}, {257, 40},
-                                 {1025, 7}, {4097, 33}, {20000, 40}};
+                                 {1025, 7}, {4097, 33}, {20000, 40}, {30000, 40}};
         for (size_t s = 0; s < sizeof cs / sizeof cs[0]; s++) {
             if (small && cs[s][0] > 300) continue;
             ckp_case(&e, &rng, cs[s][0], cs[s][1]);
         }
-        const int64_t as[][2] = {{1, 1}, {5, 3}, {64, 64}, {300, 32}, {3000, 64}, {4099, 128}};
+        const int64_t as[][2] = {{1, 1}, {5, 3}, {64, 64}, {300, 32}, {3000, 64}, {4099, 128}, {8200, 128}};
         for (size_t s = 0; s < sizeof as / sizeof as[0]; s++) {
             if (small && as[s][0] > 300) continue;
             arrive_case(&e, &rng, as[s][0], as[s][1], 0);

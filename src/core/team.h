@@ -45,7 +45,10 @@ void ft_team_stop(ft_team_t *team);
  * ft_host_threads() threads when work (elements touched) is at least FT_TEAM_MIN_WORK and the
  * team is free, else fn(arg, 0, 1) on the caller — never waits for another caller's job.
  * The helpers sleep between jobs; they are made on first use (again in a forked child). */
-#define FT_TEAM_MIN_WORK ((long long)1 << 17)
+/* 2^20 elements (8 MB, about a millisecond for one thread): below that, waking a helper
+ * next to OpenBLAS's spinning threads cost more than it saved (a 4064 x 64 x 32 ft_dgemm went
+ * from 0.57 to 1.08 ms with its 2 MB passes split, bench/NOTES.md) */
+#define FT_TEAM_MIN_WORK ((long long)1 << 20)
 void ft_team_par(ft_team_fn fn, void *arg, long long work);
 /* Threads of the shared team: FTLA_HOST_THREADS if set (1 = none), else the online CPUs,
  * at most FT_TEAM_MAX. */

@@ -1,6 +1,8 @@
 /* host_reduce.c — the generic reductions of the host backend (backend.h): plain loops the
- * compiler vectorises. Single-threaded on purpose: OpenMP threads next to OpenBLAS's own threads
- * oversubscribed the two cores and slowed the whole call down (bench/NOTES.md). */
+ * compiler vectorises, with independent chains (no loop-carried compare or sum), split over
+ * the process's shared team (core/team.h) by rows or columns so that no result depends on
+ * the split. Not OpenMP: its threads next to OpenBLAS's own oversubscribed the two cores and
+ * slowed the whole call down (bench/NOTES.md); the team's helpers sleep between passes. */
 #include "abft/abft.h"
 #include "backend/host/host_queue.h"
 #include "core/team.h"
@@ -17,15 +19,15 @@ typedef struct {
     double *sums, *abss;
 } bs_args;
 
-int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double *X, int64_t ldx,
-                           int64_t T, double scale, double *sums, int64_t lds, double *abss,
-                           int64_t ldabs)
+/* The rows [rlo, rhi) of ft_host_block_sums_now (each row's sums alone: the same results
+ * whatever the split). */
+static void block_sums_rows(char trans, int64_t rlo, int64_t rhi, int64_t cols, const double *X,
+                            int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
+                            double *abss, int64_t ldabs)
 {
     /* scale (a power of two) multiplies every element before it is added: the weights carry it
      * (w_j scale is exact), the plain and absolute sums multiply once per element */
     const double sc = scale;
-    if (rows <= 0 || cols <= 0) return FT_SUCCESS;
-    if (T <= 0) return FT_ERR_INTERNAL;
     const int64_t nb = (cols + T - 1) / T, W = abft_wden(T);
     const int notrans = trans == 'N' || trans == 'n';
     if (notrans) {
@@ -33,8 +35,8 @@ int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double 
          * columns, so the inner loop is contiguous in r */
         const int64_t RB = 512;
         for (int64_t J = 0; J < nb; J++)
-            for (int64_t r0 = 0; r0 < rows; r0 += RB) {
-                int64_t r1 = r0 + RB < rows ? r0 + RB : rows;
+            for (int64_t r0 = rlo; r0 < rhi; r0 += RB) {
+                int64_t r1 = r0 + RB < rhi ? r0 + RB : rhi;
                 int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
                 double se[512], sw[512], sa[512];
                 const int64_t nr = r1 - r0;
@@ -79,7 +81,7 @@ int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double 
             }
     } else {
         /* row r of X' is column r of X: contiguous dot products, one row per iteration */
-        for (int64_t r = 0; r < rows; r++) {
+        for (int64_t r = rlo; r < rhi; r++) {
             const double *x = X + r * ldx;
             for (int64_t J = 0; J < nb; J++) {
                 int64_t j0 = J * T, j1 = j0 + T < cols ? j0 + T : cols;
@@ -110,6 +112,25 @@ int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double 
             }
         }
     }
+}
+
+static void block_sums_part(void *p, int t, int nt)
+{
+    const bs_args *a = p;
+    const int64_t nrb = (a->rows + 511) / 512; /* parts of whole 512-row ranges */
+    const int64_t lo = nrb * t / nt * 512, hi = nrb * (t + 1) / nt * 512;
+    block_sums_rows(a->trans, lo, hi < a->rows ? hi : a->rows, a->cols, a->X, a->ldx, a->T,
+                    a->scale, a->sums, a->lds, a->abss, a->ldabs);
+}
+
+int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                           int64_t T, double scale, double *sums, int64_t lds, double *abss,
+                           int64_t ldabs)
+{
+    if (rows <= 0 || cols <= 0) return FT_SUCCESS;
+    if (T <= 0) return FT_ERR_INTERNAL;
+    bs_args a = {trans, rows, cols, ldx, T, lds, ldabs, scale, X, sums, abss};
+    ft_team_par(block_sums_part, &a, rows > 512 ? (long long)rows * cols : 0);
     return FT_SUCCESS;
 }
 
