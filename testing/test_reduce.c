@@ -351,7 +351,8 @@ int main(int argc, char **argv)
             if (small && cs[s][0] > 300) continue;
             ckp_case(&e, &rng, cs[s][0], cs[s][1]);
         }
-        const int64_t as[][2] = {{1, 1}, {5, 3}, {64, 64}, {300, 32}, {3000, 64}, {4099, 128}, {8200, 128}};
+        const int64_t as[][2] = {{1, 1},     {5, 3},     {64, 64},  {300, 32},
+                                 {3000, 64}, {4099, 128}, {8200, 128}};
         for (size_t s = 0; s < sizeof as / sizeof as[0]; s++) {
             if (small && as[s][0] > 300) continue;
             arrive_case(&e, &rng, as[s][0], as[s][1], 0);
