@@ -66,6 +66,11 @@ module ftla
     integer(c_int), parameter :: FT_PANEL_CPU = 1
     integer(c_int), parameter :: FT_PANEL_GPU = 2
 
+    ! ---- protection mode (ft_protect_t, policy%protect) -----------------------------------------
+    integer(c_int), parameter :: FT_PROTECT_OFF = 0
+    integer(c_int), parameter :: FT_PROTECT_ABFT = 1
+    integer(c_int), parameter :: FT_PROTECT_TMR = 2
+
     ! ---- fault-injection regions (ft_region_t) -------------------------------------------------
     integer(c_int), parameter :: FT_REGION_C = 0
     integer(c_int), parameter :: FT_REGION_A = 1

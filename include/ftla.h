@@ -106,7 +106,10 @@ int ft_last_status(void);
 
 /** Protection policy. Zero-initialised fields mean "library default" unless stated. */
 typedef struct {
-    int protect;      /**< 1 = ABFT on (default), 0 = off (plain computation, same driver) */
+    int protect;      /**< FT_PROTECT_ABFT (1, default): checksums; FT_PROTECT_OFF (0): plain
+                           computation through the same driver; FT_PROTECT_TMR (2): ft_dgemm
+                           computes the product three times and votes element by element
+                           (docs/dgemm.md "TMR"); ft_dgeqrf treats it as FT_PROTECT_ABFT */
     int tile;         /**< ft_dgemm verification tile (rows and columns); 0 = automatic */
     double tol;       /**< threshold safety factor c in c*u*bound (docs/thresholds.md); 0 = 2.0 */
     int backup_c;     /**< ft_dgemm, beta != 0: keep a copy of C for tile recomputation.
@@ -156,6 +159,8 @@ typedef struct {
 
 /** Panel placement of ft_dgeqrf (policy.panel). */
 typedef enum { FT_PANEL_AUTO = 0, FT_PANEL_CPU = 1, FT_PANEL_GPU = 2 } ft_panel_t;
+/** policy.protect */
+typedef enum { FT_PROTECT_OFF = 0, FT_PROTECT_ABFT = 1, FT_PROTECT_TMR = 2 } ft_protect_t;
 
 /** Size of the first version of ft_policy_t (the smallest a caller may pass). */
 #define FT_POLICY_SIZE_V1 (offsetof(ft_policy_t, serial_encode) + sizeof(int))

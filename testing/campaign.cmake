@@ -80,3 +80,15 @@ add_test(NAME campaign_gate_gpanel_gpu_devptr
                  --routine dgeqrf --seed 4 --quiet)
 set_tests_properties(campaign_gate_cpanel_gpu campaign_gate_gpanel_gpu_devptr
                      PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# TMR (issue 12 item 3): ft_dgemm by three products and a vote; the replicas take the CHECKSUM
+# faults, every fault's limit is 0 (nothing may stay in the result unreported); two faults a
+# trial, so some hit one element in two replicas (the fourth product)
+add_test(NAME campaign_gate_tmr_cpu
+         COMMAND ft_campaign --device cpu --protect tmr --routine dgemm --trials 300
+                 --faults-per-trial 2 --seed 3 --quiet)
+set_tests_properties(campaign_gate_tmr_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME campaign_gate_tmr_gpu
+         COMMAND ft_campaign --device cuda --protect tmr --routine dgemm --trials 300
+                 --faults-per-trial 2 --seed 3 --quiet)
+set_tests_properties(campaign_gate_tmr_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)

@@ -124,6 +124,8 @@ typedef struct {
     int quiet;
     int devptr; /* --pointers device: the caller's data in GPU memory (the _gpu entry points) */
     int panel;  /* --panel: policy.panel (ft_panel_t) */
+    int tmr;    /* --protect tmr: policy.protect = FT_PROTECT_TMR (dgemm by three products and a
+                 * vote; CHECKSUM faults go to the replicas, every limit is 0) */
     int qrupd;  /* --qr-update: dgeqrf with an FT factor attached (QR-update recovery; ratios
                  * through ft_dormqr with its rotations) instead of re-factorization */
     const char *skip[16];
@@ -398,7 +400,7 @@ static int make_ctx(ft_context_t **ctx, const cfg_t *c, uint64_t seed)
     ft_policy_t p;
     st = ft_context_get_policy(*ctx, &p);
     if (st) return st;
-    p.protect = 1;
+    p.protect = O.tmr ? FT_PROTECT_TMR : FT_PROTECT_ABFT;
     p.tile = c->tile;
     p.nb = c->nb;
     p.panel = O.panel;
@@ -734,8 +736,14 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
             continue;
         }
         f->row = irand(&r, 0, m - 1);
-        f->col = f->region == FT_REGION_C ? irand(&r, 0, n - 1) : irand(&r, 0, 2 * nbk - 1);
+        f->col = f->region == FT_REGION_C || O.tmr ? irand(&r, 0, n - 1)
+                                                   : irand(&r, 0, 2 * nbk - 1);
         draw_kind(&r, f);
+        if (O.tmr) { /* TMR: a replica (1 or 2) for CHECKSUM; nothing may stay in the result */
+            if (f->region == FT_REGION_CHECKSUM) f->step = irand(&r, 1, 2);
+            f->limit = 0.0;
+            continue;
+        }
         int64_t J = f->region == FT_REGION_C ? f->col / TT : f->col / 2;
         f->limit = gemm_tau(m, n, k, TT, T->alpha, T->beta, LA, LB, C0, f->row, J,
                             gemm_rowabs(m, n, TT, Cref, ldc, f->row, J));
@@ -791,7 +799,7 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
     for (int i = 0; i < T->nf; i++) {
         fault_rec_t *f = &T->f[i];
         if (!f->applied) continue;
-        if (f->region == FT_REGION_C) { /* limit with the s the library sees after the fault */
+        if (f->region == FT_REGION_C && !O.tmr) { /* limit with the s seen after the fault */
             int64_t J = f->col / TT;
             double s = gemm_rowabs(m, n, TT, Cref, ldc, f->row, J) -
                        fabs(Cref[f->row + f->col * ldc]) + fabs(f->after);
@@ -1015,6 +1023,7 @@ static void replay_cmd(const trial_t *T, char *buf, size_t len)
     if (O.device == FT_DEVICE_CUDA)
         w += snprintf(buf + w, len - (size_t)w, " --device cuda");
     if (O.devptr) w += snprintf(buf + w, len - (size_t)w, " --pointers device");
+    if (O.tmr) w += snprintf(buf + w, len - (size_t)w, " --protect tmr");
     if (O.qrupd) snprintf(buf + w, len - (size_t)w, " --qr-update");
 }
 
@@ -1635,6 +1644,8 @@ static void usage(void)
            "  --qr-update             dgeqrf with an FT factor attached: errors consumed by\n"
            "                          later panels recovered by QR update, ratios through\n"
            "                          ft_dormqr (default: re-factorization, LAPACK layout)\n"
+           "  --protect abft|tmr      dgemm protection (policy.protect; default abft; tmr: the\n"
+           "                          replicas take the CHECKSUM faults, every limit is 0)\n"
            "  --pointers host|device  where the caller's arrays live (default host; device:\n"
            "                          the _gpu entry points, needs --device cuda)\n"
            "  --faults-per-trial F    faults per trial, 0..%d (default 1; 0 = no-fault trials)\n"
@@ -1713,6 +1724,9 @@ int main(int argc, char **argv)
             else if (v && !strcmp(v, "cpu")) O.panel = FT_PANEL_CPU;
             else if (v && !strcmp(v, "gpu")) O.panel = FT_PANEL_GPU;
             else bad = 1;
+        } else if (!strcmp(a, "--protect")) {
+            bad = !v || (strcmp(v, "abft") && strcmp(v, "tmr"));
+            if (!bad) O.tmr = !strcmp(v, "tmr");
         } else if (!strcmp(a, "--pointers")) {
             bad = !v || (strcmp(v, "host") && strcmp(v, "device"));
             if (!bad) O.devptr = !strcmp(v, "device");

@@ -212,7 +212,7 @@ int main(int argc, char **argv)
             bad = pol;
             const char *field = "";
             switch (f) {
-            case 0: bad.protect = 2, field = "protect 2"; break;
+            case 0: bad.protect = 3, field = "protect 3"; break;
             case 1: bad.tile = -1, field = "tile -1"; break;
             case 2: bad.tol = -1.0, field = "tol -1"; break;
             case 3: bad.backup_c = 2, field = "backup_c 2"; break;

@@ -70,13 +70,14 @@ contains
 
     subroutine gemm()
         integer(c_int), parameter :: m = 300, n = 260, k = 190
-        real(c_double), target :: a(m, k), b(k, n), c(m, n), r(m, n)
+        real(c_double), allocatable, target :: a(:, :), b(:, :), c(:, :), r(:, :)
         type(c_ptr) :: da, db, dc, ctx
         type(ft_report_t) :: rep
         type(ft_fault_t) :: f
         integer(c_int) :: st
         integer(c_size_t) :: sa, sb, sc
         real(c_double) :: tol
+        allocate(a(m, k), b(k, n), c(m, n), r(m, n))
         call random_number(a)
         call random_number(b)
         call random_number(c)
@@ -118,13 +119,15 @@ contains
     ! R of ft_dgeqrf_gpu_ex against R of ft_dgeqrf on the host: the same up to the signs of rows
     subroutine geqrf()
         integer(c_int), parameter :: m = 700, n = 520
-        real(c_double), target :: a(m, n), h(m, n), g(m, n), tau(n), tauh(n), work(64 * n)
+        real(c_double), allocatable, target :: a(:, :), h(:, :), g(:, :), tau(:), tauh(:), &
+                                               work(:)
         type(c_ptr) :: da, ctx
         type(ft_report_t) :: rep
         type(ft_fault_t) :: f
         integer(c_int) :: st, info, i, j, r
         integer(c_size_t) :: sa
         real(c_double) :: d, mx
+        allocate(a(m, n), h(m, n), g(m, n), tau(n), tauh(n), work(64 * n))
         call random_number(a)
         h = a
         st = ft_dgeqrf(m, n, h, m, tauh, work, size(work, kind=c_int), info)
@@ -165,10 +168,11 @@ contains
 
     subroutine gels()
         integer(c_int), parameter :: m = 500, n = 300, nrhs = 3
-        real(c_double), target :: a(m, n), b(m, nrhs), ah(m, n), bh(m, nrhs), work(64 * (m + n))
+        real(c_double), allocatable, target :: a(:, :), b(:, :), ah(:, :), bh(:, :), work(:)
         type(c_ptr) :: da, db
         integer(c_int) :: st, info
         integer(c_size_t) :: sa, sb
+        allocate(a(m, n), b(m, nrhs), ah(m, n), bh(m, nrhs), work(64 * (m + n)))
         call random_number(a)
         call random_number(b)
         ah = a

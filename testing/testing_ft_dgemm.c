@@ -5,7 +5,7 @@
  *
  *   testing_ft_dgemm [-M m] [-N n] [-K k] [--transa N|T|C] [--transb N|T|C] [--alpha x]
  *                    [--beta x] [--niter n] [--check] [--device cpu|cuda|auto] [--inject n]
- *                    [--bits lo:hi] [--seed s] [--tol t] [--tile T] [--protect on|off]
+ *                    [--bits lo:hi] [--seed s] [--tol t] [--tile T] [--protect on|off|tmr]
  *                    [--gpu-pointers]
  *
  * -M/-N/-K take a value or a range start:end:step; with only -N, M = N = K. A list of one
@@ -65,7 +65,7 @@ static void usage(const char *prog)
            "  --seed s               seed of data, fault positions and bits (default 1)\n"
            "  --tol t                error ratio threshold, times eps (default 30)\n"
            "  --tile T               ft_dgemm verification tile (policy.tile, 0 = automatic)\n"
-           "  --protect on|off       ABFT on (default) or off\n"
+           "  --protect on|off|tmr   ABFT on (default), off, or TMR (three products and a vote)\n"
            "  --gpu-pointers         data in device memory: ft_dgemm_gpu_ex (CUDA builds)\n",
            prog);
 }
@@ -116,8 +116,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
         } else if (!strcmp(a, "--tol")) bad = !v || tu_parse_double(v, &o->tol) || !(o->tol > 0);
         else if (!strcmp(a, "--tile")) bad = !v || tu_parse_int(v, 0, 1 << 20, &o->tile);
         else if (!strcmp(a, "--protect")) {
-            bad = !v || (strcasecmp(v, "on") && strcasecmp(v, "off"));
-            if (!bad) o->protect = strcasecmp(v, "on") == 0;
+            bad = !v || (strcasecmp(v, "on") && strcasecmp(v, "off") && strcasecmp(v, "tmr"));
+            if (!bad)
+                o->protect = !strcasecmp(v, "tmr") ? FT_PROTECT_TMR : strcasecmp(v, "on") == 0;
         } else {
             takes = 0;
             if (!strcmp(a, "--check")) o->check = 1;
@@ -398,7 +399,8 @@ int main(int argc, char **argv)
     printf("%% ftla ft_dgemm tester: device %s%s, transa %c, transb %c, alpha %g, beta %g, "
            "niter %d, tile %s, protect %s\n",
            tu_device_name(o.device), o.gpu_pointers ? " (device pointers)" : "", o.ta, o.tb,
-           o.alpha, o.beta, o.niter, tilestr, o.protect ? "on" : "off");
+           o.alpha, o.beta, o.niter, tilestr,
+           o.protect == FT_PROTECT_TMR ? "tmr" : o.protect ? "on" : "off");
     printf("%% inject %d (bits %d:%d), seed %llu, tol %g eps (eps = %.3e)%s\n", o.inject, o.bitlo,
            o.bithi, (unsigned long long)o.seed, o.tol, tu_eps(), o.check ? "" : ", no --check");
     printf("%% peer: cblas_dgemm (OpenBLAS) on cpu, cublasDgemm on cuda; GFLOP/s = 2mnk / median "

@@ -37,6 +37,7 @@ int64_t dgemm_stage_elems(int64_t nrowa, int64_t ncola, int64_t nrowb, int64_t n
 static int run(gemm_t *g, int scale_only)
 {
     const ft_backend_t *be = g->be;
+    if (!scale_only && g->pol.protect == FT_PROTECT_TMR) return dgemm_tmr(g);
     if (!scale_only && g->pol.protect) return dgemm_protected(g);
     const int64_t m = g->m, n = g->n;
     dgemm_opfaults_t opf = {.n = 0};
@@ -92,7 +93,7 @@ static int driver(ft_call_t *c, int is_gpu, char ta, char tb, ft_int m, ft_int n
         FT_CHECK(ft_stage_in(c, g.qm, m, n, beta != 0.0 ? C : NULL, ldc, m, &dC));
         g.A = dA, g.lda = nrowa, g.B = dB, g.ldb = nrowb, g.C = dC, g.ldc = m;
         g.hostC = C, g.hostldc = ldc;
-    } else if (beta != 0.0 && !scale_only && g.pol.protect &&
+    } else if (beta != 0.0 && !scale_only && g.pol.protect == FT_PROTECT_ABFT &&
                (g.pol.backup_c == 1 || (g.pol.backup_c == -1 && !is_gpu))) {
         /* a backup of the input C, so a tile hit by an uncorrectable pattern can be recomputed */
         size_t bytes;

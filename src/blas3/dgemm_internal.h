@@ -70,6 +70,15 @@ int64_t dgemm_auto_tile(int64_t m, int64_t n);
 
 /* The protected product on work memory (dgemm_protect.c). */
 int dgemm_protected(gemm_t *g);
+/* The TMR product on work memory (dgemm_tmr.c; policy.protect = FT_PROTECT_TMR). */
+int dgemm_tmr(gemm_t *g);
+/* policy.operand_check (dgemm_protect.c): sets g->check_operands and carves the digests'
+ * buffers (nca, ncb, dg0, dg1, hdg); the digests of the stored columns of A then B into out on
+ * queue q; after dg1 and hdg were filled (and q synced), whether they differ from dg0: each
+ * changed operand reported (FT_EVENT_UNCORRECTABLE). */
+int dgemm_operand_workspace(gemm_t *g);
+int dgemm_digest_operands(gemm_t *g, ft_queue_t *q, uint64_t *out);
+int dgemm_operands_changed(gemm_t *g, int *changed);
 /* Handle the failing checks: group them by tile, repair each (dgemm_repair.c). */
 int dgemm_repair(gemm_t *g, dgemm_flag_t *flags, int64_t nflags);
 /* Apply the faults of `region` planned for this call to X (rows x cols, ld). */

@@ -8,6 +8,8 @@
 #include "abft/abft.h"
 #include "backend/backend.h"
 
+#include <string.h>
+
 /* One failing check, as reported by verify_rows. */
 typedef struct dgemm_flag {
     int64_t row;  /* row of C */
@@ -75,7 +77,31 @@ typedef struct dgemm_kernels {
      * ca, n), and, when backup is not NULL, a copy of C0 (unscaled) into backup (ld m). */
     int (*c0_pass)(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
                    double scale, double *rs, double *ra, double *cs, double *ca, double *backup);
+    /* TMR (policy.protect = FT_PROTECT_TMR, dgemm_tmr.c): the element-wise vote of three
+     * m x n replicas X0 (ld ldx0: the result), X1 and X2 (ld ldr), compared bit for bit. Where
+     * X0 differs from both others and X1 equals X2, X0 := X1; where all three differ, X0 is
+     * left as it is. cnt (work memory, 3 words, overwritten): [0] the elements where the three
+     * are not all equal, [1] those where all three differ, [2] the smallest i + j m among the
+     * elements of [0] (UINT64_MAX when none). */
+    int (*tmr_vote)(ft_queue_t *q, int64_t m, int64_t n, double *X0, int64_t ldx0,
+                    const double *X1, const double *X2, int64_t ldr, uint64_t *cnt);
 } dgemm_kernels_t;
+
+/* The vote of one element (both backends): 0 all equal, 1 outvoted or corrected, 2 all differ.
+ * Bitwise: a NaN result is as reproducible as any other (the three products run the same
+ * code on the same data). */
+FT_HD int dgemm_tmr_vote1(double *x0, double x1, double x2)
+{
+    uint64_t a, b, c;
+    memcpy(&a, x0, 8), memcpy(&b, &x1, 8), memcpy(&c, &x2, 8);
+    if (a == b && a == c) return 0;
+    if (a == b || a == c) return 1; /* x0 in the majority: a replica was hit */
+    if (b == c) {
+        *x0 = x1;
+        return 1;
+    }
+    return 2;
+}
 
 /* The table for a backend; the cuda one is NULL in builds without CUDA. */
 const dgemm_kernels_t *dgemm_kernels(const ft_backend_t *be);

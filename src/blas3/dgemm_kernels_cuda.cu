@@ -67,6 +67,39 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/*
+ * tmr_vote: one thread per element (grid-stride over i + j m, a warp on 32 consecutive rows of
+ * a column: coalesced), dgemm_tmr_vote1 as on the host; the counts reduced in the warp (one
+ * atomic per warp and count), the first position by atomicMin.
+ */
+__global__ void __launch_bounds__(kThreads)
+    tmr_vote_kernel(int64_t m, int64_t n, double *X0, int64_t ldx0, const double *X1,
+                    const double *X2, int64_t ldr, unsigned long long *cnt)
+{
+    const int64_t total = m * n, stride = (int64_t)gridDim.x * blockDim.x;
+    unsigned long long nd = 0, n3 = 0, first = ~0ull;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += stride) {
+        const int64_t j = t / m, i = t - j * m;
+        const int r = dgemm_tmr_vote1(X0 + i + j * ldx0, X1[i + j * ldr], X2[i + j * ldr]);
+        if (r) {
+            nd++;
+            n3 += r == 2;
+            if ((unsigned long long)t < first) first = (unsigned long long)t;
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1) {
+        nd += __shfl_down_sync(kFullMask, nd, o);
+        n3 += __shfl_down_sync(kFullMask, n3, o);
+        const unsigned long long f = __shfl_down_sync(kFullMask, first, o);
+        first = f < first ? f : first;
+    }
+    if ((threadIdx.x & 31) == 0 && nd) {
+        atomicAdd(&cnt[0], nd);
+        if (n3) atomicAdd(&cnt[1], n3);
+        atomicMin(&cnt[2], first);
+    }
+}
+
 } /* namespace */
 
 extern "C" {
@@ -124,7 +157,24 @@ static int c_verify_rows(ft_queue_t *q, const dgemm_rowcheck_args_t *args, void 
     return FT_SUCCESS;
 }
 
-static const dgemm_kernels_t g_cuda = {c_verify_rows, NULL};
+static int c_tmr_vote(ft_queue_t *q, int64_t m, int64_t n, double *X0, int64_t ldx0,
+                      const double *X1, const double *X2, int64_t ldr, uint64_t *cnt)
+{
+    if (m < 0 || n < 0 || !cnt) return FT_ERR_INTERNAL;
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    unsigned long long *c = (unsigned long long *)cnt;
+    FTLA_CUDA_TRY(cudaMemsetAsync(c, 0, 2 * sizeof(unsigned long long), s));
+    FTLA_CUDA_TRY(cudaMemsetAsync(c + 2, 0xff, sizeof(unsigned long long), s));
+    const int64_t total = m * n;
+    if (total == 0) return FT_SUCCESS;
+    const int64_t nsm = ftla_cuda_queue_sm_count(q);
+    const dim3 grid((unsigned)imin(ceil_div(total, kThreads), 8 * nsm));
+    tmr_vote_kernel<<<grid, kThreads, 0, s>>>(m, n, X0, ldx0, X1, X2, ldr, c);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+static const dgemm_kernels_t g_cuda = {c_verify_rows, NULL, c_tmr_vote};
 
 const dgemm_kernels_t *dgemm_kernels_cuda(void) { return &g_cuda; }
 

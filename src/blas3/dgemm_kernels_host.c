@@ -1,9 +1,10 @@
 /* dgemm_kernels_host.c — ft_dgemm's kernel table on the host backend (dgemm_kernels.h), and the
- * choice of table by backend. Plain loops the compiler vectorises, single-threaded on purpose
- * (bench/NOTES.md); they run as tasks of a host queue (backend/host/host_queue.h). */
+ * choice of table by backend. Plain loops the compiler vectorises; they run as tasks of a host
+ * queue (backend/host/host_queue.h); the TMR vote on the shared team (core/team.h). */
 #include "backend/host/host_queue.h"
 #include "blas3/dgemm_kernels.h"
 #include "core/context.h"
+#include "core/team.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -126,7 +127,57 @@ static int h_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int6
     return ft_host_submit(q, run_c0_pass, &a, sizeof a);
 }
 
-static const dgemm_kernels_t g_host = {.verify_rows = h_verify_rows, .c0_pass = h_c0_pass};
+typedef struct {
+    int64_t m, n, ldx0, ldr;
+    double *X0;
+    const double *X1, *X2;
+    uint64_t *cnt;
+    uint64_t part[FT_TEAM_MAX][3]; /* each thread's counts */
+} vote_args;
+
+static void vote_part(void *p, int t, int nt)
+{
+    vote_args *a = p;
+    uint64_t nd = 0, n3 = 0, first = UINT64_MAX;
+    for (int64_t j = a->n * t / nt; j < a->n * (t + 1) / nt; j++) {
+        double *x0 = a->X0 + j * a->ldx0;
+        const double *x1 = a->X1 + j * a->ldr, *x2 = a->X2 + j * a->ldr;
+        for (int64_t i = 0; i < a->m; i++) {
+            const int r = dgemm_tmr_vote1(x0 + i, x1[i], x2[i]);
+            if (r) {
+                nd++;
+                n3 += r == 2;
+                if (first == UINT64_MAX) first = (uint64_t)(i + j * a->m);
+            }
+        }
+    }
+    a->part[t][0] = nd, a->part[t][1] = n3, a->part[t][2] = first;
+}
+
+static int run_vote(void *p)
+{
+    vote_args *a = p;
+    for (int t = 0; t < FT_TEAM_MAX; t++) a->part[t][0] = a->part[t][1] = 0, a->part[t][2] = UINT64_MAX;
+    ft_team_par(vote_part, a, a->n > 1 ? (long long)a->m * a->n : 0);
+    uint64_t nd = 0, n3 = 0, first = UINT64_MAX;
+    for (int t = 0; t < FT_TEAM_MAX; t++) {
+        nd += a->part[t][0], n3 += a->part[t][1];
+        if (a->part[t][2] < first) first = a->part[t][2];
+    }
+    a->cnt[0] = nd, a->cnt[1] = n3, a->cnt[2] = first;
+    return FT_SUCCESS;
+}
+
+static int h_tmr_vote(ft_queue_t *q, int64_t m, int64_t n, double *X0, int64_t ldx0,
+                      const double *X1, const double *X2, int64_t ldr, uint64_t *cnt)
+{
+    vote_args a = {.m = m, .n = n, .ldx0 = ldx0, .ldr = ldr, .X0 = X0, .X1 = X1, .X2 = X2,
+                   .cnt = cnt};
+    return ft_host_submit(q, run_vote, &a, sizeof a);
+}
+
+static const dgemm_kernels_t g_host = {.verify_rows = h_verify_rows, .c0_pass = h_c0_pass,
+                                       .tmr_vote = h_tmr_vote};
 
 const dgemm_kernels_t *dgemm_kernels_host(void) { return &g_host; }
 

@@ -115,6 +115,16 @@ static int workspace(gemm_t *g)
         }
     }
     g->tmp = p;
+    FT_CHECK(dgemm_operand_workspace(g));
+    const size_t vb = dgemm_verify_bytes(DGEMM_FLAG_CAP);
+    FT_CHECK(ft_call_work(g->call, vb, &g->vdev));
+    FT_CHECK(ft_call_pinned(g->call, vb, &g->vhost));
+    return FT_SUCCESS;
+}
+
+int dgemm_operand_workspace(gemm_t *g)
+{
+    const int64_t m = g->m, n = g->n, k = g->k;
     g->check_operands = g->pol.operand_check >= 0 && g->k > 0 && g->alpha != 0.0;
     if (g->check_operands) {
         g->nca = ft_is_notrans(g->ta) ? k : m;
@@ -126,16 +136,13 @@ static int workspace(gemm_t *g)
         g->dg1 = g->dg0 + g->nca + g->ncb;
         g->hdg = (uint64_t *)h;
     }
-    const size_t vb = dgemm_verify_bytes(DGEMM_FLAG_CAP);
-    FT_CHECK(ft_call_work(g->call, vb, &g->vdev));
-    FT_CHECK(ft_call_pinned(g->call, vb, &g->vhost));
     return FT_SUCCESS;
 }
 
 static int dgemm_checked(gemm_t *g);
 
 /* Digests of the stored columns of A (nca) then B (ncb) into out, on queue q. */
-static int digest_operands(gemm_t *g, ft_queue_t *q, uint64_t *out)
+int dgemm_digest_operands(gemm_t *g, ft_queue_t *q, uint64_t *out)
 {
     const int64_t ra = ft_is_notrans(g->ta) ? g->m : g->k, rb = ft_is_notrans(g->tb) ? g->k : g->n;
     FT_CHECK(g->be->digest(q, ra, g->nca, g->A, g->lda, out));
@@ -217,7 +224,7 @@ int dgemm_protected(gemm_t *g)
     FT_CHECK(be->col_absmax(qe, k, nb, g->Z, k, g->zmax));
     FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, sig, NULL, 0, g->anorm, m));
     FT_CHECK(be->dgemm(qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P, m));
-    if (g->check_operands) FT_CHECK(digest_operands(g, qe, g->dg0)); /* as the encoding read them */
+    if (g->check_operands) FT_CHECK(dgemm_digest_operands(g, qe, g->dg0)); /* as the encoding read them */
 
     /* input corruption: after the encoding has read the operands, before the product does */
     dgemm_opfaults_t opf = {.n = 0};
@@ -238,7 +245,7 @@ int dgemm_protected(gemm_t *g)
  * change is seen. C was computed from the changed values and there is no clean copy to repair
  * from: reported, FT_ERR_UNCORRECTABLE, one event per operand (its first changed stored
  * column). Needs hdg on the host (copied on the main queue, synced). */
-static int operands_changed(gemm_t *g, int *changed)
+int dgemm_operands_changed(gemm_t *g, int *changed)
 {
     FT_CHECK(g->be->sync(g->qm));
     const uint64_t *h0 = g->hdg, *h1 = g->hdg + g->nca + g->ncb;
@@ -276,7 +283,7 @@ static int dgemm_checked(gemm_t *g)
     FT_CHECK(be->event_record(g->ev1, g->qm));
     FT_CHECK(be->fork(g->qs, g->qm));
     if (g->check_operands) { /* the operands as the product left them */
-        FT_CHECK(digest_operands(g, g->qm, g->dg1));
+        FT_CHECK(dgemm_digest_operands(g, g->qm, g->dg1));
         const int64_t nd = 2 * (g->nca + g->ncb);
         FT_CHECK(be->get_matrix(g->qm, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
     }
@@ -316,7 +323,7 @@ static int dgemm_checked(gemm_t *g)
     }
     if (g->check_operands) {
         int changed = 0;
-        FT_CHECK(operands_changed(g, &changed));
+        FT_CHECK(dgemm_operands_changed(g, &changed));
         if (changed) return FT_ERR_UNCORRECTABLE; /* nothing to repair from */
     }
     if (nf > 0) {

@@ -56,7 +56,7 @@ int ft_context_set_policy_v(ft_context_t *ctx, const ft_policy_t *in, size_t siz
         if (((const unsigned char *)in)[b]) return FT_ERR_INVALID_VALUE; /* a field we lack */
     ft_policy_t p = ctx->policy; /* fields the caller does not know keep their values */
     memcpy(&p, in, known);
-    if (p.protect < 0 || p.protect > 1 || p.tile < 0 || p.tol < 0 || p.nb < 0 ||
+    if (p.protect < FT_PROTECT_OFF || p.protect > FT_PROTECT_TMR || p.tile < 0 || p.tol < 0 || p.nb < 0 ||
         p.verify_every < 0 || p.backup_c < -1 || p.backup_c > 1 || p.crossover < -1 ||
         p.verbose < 0 || p.serial_encode < 0 || p.serial_encode > 1 || p.operand_check < -1 ||
         p.operand_check > 1 || p.keep_input < -1 || p.keep_input > 2 ||

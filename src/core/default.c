@@ -41,7 +41,11 @@ static void config_init(void)
     ft_policy_defaults(&g_policy);
     g_policy.verbose = (int)env_long("FTLA_VERBOSE", 0);
     if (g_policy.verbose < 0) g_policy.verbose = 0;
-    g_policy.protect = env_long("FTLA_PROTECT", 1) != 0;
+    {
+        const char *pr = getenv("FTLA_PROTECT");
+        if (pr && strcasecmp(pr, "tmr") == 0) g_policy.protect = FT_PROTECT_TMR;
+        else g_policy.protect = env_long("FTLA_PROTECT", 1) != 0;
+    }
     long tile = env_long("FTLA_TILE", 0), nb = env_long("FTLA_NB", 0);
     g_policy.tile = tile > 0 && tile < (1L << 30) ? (int)tile : 0;
     g_policy.nb = nb > 0 && nb < (1L << 20) ? (int)nb : 0;
