@@ -3,12 +3,15 @@
  *
  *   bench_dgemm_gpu [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]
  *                   [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]
- *                   [--pinned] [--seed S]
+ *                   [--pinned] [--seed S] [--tmr]
  *
  * Defaults: -N 8192,16384 (square), NN, alpha 1, beta 0, 7 timed runs, 1 warm-up, no faults.
  *
  * Methods: cublas = cublasDgemm; ftla-on = ft_dgemm_gpu_ex (policy.protect = 1); ftla-off = the
  * same driver with policy.protect = 0. One ftla context, switched between on and off (untimed).
+ * --tmr: ftla-tmr = ft_dgemm_gpu_ex with policy.protect = FT_PROTECT_TMR in place of ftla-on,
+ * and cublas-x3 = three cublasDgemm calls back to back (one timed bracket) in place of
+ * ftla-off: what three products cost on this GPU when they run in a row (clocks under load).
  *
  * Protocol (printed in the output header too):
  *  - like for like. Default: device pointers; ftla (ft_dgemm_gpu_ex) and cublasDgemm work on the
@@ -39,7 +42,7 @@ typedef struct {
     int m, n, k; /* -m -n -k (all three), else 0 */
     char ta, tb;
     double alpha, beta;
-    int runs, warmup, inject, tile, host, pinned, opcheck;
+    int runs, warmup, inject, tile, host, pinned, opcheck, tmr;
     uint64_t seed;
 } opts_t;
 
@@ -50,7 +53,7 @@ static void usage(const char *p)
     fprintf(stderr,
             "usage: %s [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]\n"
             "          [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]\n"
-            "          [--pinned] [--seed S] [--operand-check -1|0|1]\n",
+            "          [--pinned] [--seed S] [--operand-check -1|0|1] [--tmr]\n",
             p);
     exit(2);
 }
@@ -75,6 +78,7 @@ static void parse(int argc, char **argv, opts_t *o)
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--host")) o->host = 1;
+        else if (!strcmp(a, "--tmr")) o->tmr = 1;
         else if (!strcmp(a, "--pinned")) o->pinned = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage(argv[0]);
         else if (!v) usage(argv[0]);
@@ -122,8 +126,10 @@ static double timed_call(shape_t *s, int method, int nfault, ft_report_t *rep, i
     const size_t bC = s->szC * sizeof(double);
     if (o->host) memcpy(s->hC, s->hC0, bC);
     else BENCH_CUDA(cudaMemcpyAsync(s->dC, s->dC0, bC, cudaMemcpyDeviceToDevice, s->stream));
-    if (method != M_PEER) {
-        s->pol.protect = method == M_ON;
+    const int peer = method == M_PEER || (o->tmr && method == M_OFF);
+    const int reps = method == M_OFF && o->tmr ? 3 : 1;
+    if (!peer) {
+        s->pol.protect = method == M_ON ? (o->tmr ? FT_PROTECT_TMR : FT_PROTECT_ABFT) : 0;
         BENCH_FT(ft_context_set_policy(s->ctx, &s->pol));
         BENCH_FT(ft_inject_clear(s->ctx));
         for (int f = 0; f < nfault; f++) {
@@ -140,7 +146,7 @@ static double timed_call(shape_t *s, int method, int nfault, ft_report_t *rep, i
 
     bench_sync();
     const double t0 = bench_now();
-    if (method == M_PEER) {
+    if (peer) {
         if (o->host) {
             BENCH_CUDA(cudaMemcpyAsync(s->dA, s->hA, s->szA * sizeof(double),
                                        cudaMemcpyHostToDevice, s->stream));
@@ -149,8 +155,9 @@ static double timed_call(shape_t *s, int method, int nfault, ft_report_t *rep, i
             if (beta != 0.0)
                 BENCH_CUDA(cudaMemcpyAsync(s->dC, s->hC, bC, cudaMemcpyHostToDevice, s->stream));
         }
-        BENCH_CUBLAS(cublasDgemm(s->blas, oa, ob, s->m, s->n, s->k, &alpha, s->dA, s->lda, s->dB,
-                                 s->ldb, &beta, s->dC, s->ldc));
+        for (int r = 0; r < reps; r++)
+            BENCH_CUBLAS(cublasDgemm(s->blas, oa, ob, s->m, s->n, s->k, &alpha, s->dA, s->lda,
+                                     s->dB, s->ldb, &beta, s->dC, s->ldc));
         if (o->host)
             BENCH_CUDA(cudaMemcpyAsync(s->hC, s->dC, bC, cudaMemcpyDeviceToHost, s->stream));
     } else if (o->host) {
@@ -209,8 +216,8 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
 
     static bench_series_t ser[NMETHOD];
     bench_series_init(&ser[M_PEER], "cublas", 0);
-    bench_series_init(&ser[M_ON], "ftla-on", 1);
-    bench_series_init(&ser[M_OFF], "ftla-off", 1);
+    bench_series_init(&ser[M_ON], o->tmr ? "ftla-tmr" : "ftla-on", 1);
+    bench_series_init(&ser[M_OFF], o->tmr ? "cublas-x3" : "ftla-off", !o->tmr);
     double err[NMETHOD] = {0, 0, 0};
     const double scale =
         DBL_EPSILON * ((double)k * fabs(o->alpha) * maxA * maxB + fabs(o->beta) * maxC) +
@@ -224,7 +231,8 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
             const int nf = meth == M_ON ? o->inject : 0;
             double t = timed_call(&s, meth, nf, &rep, &st);
             bench_series_t *se = &ser[meth];
-            if (meth != M_PEER) {
+            const int is_peer = meth == M_PEER || (o->tmr && meth == M_OFF);
+            if (!is_peer) {
                 char what[64];
                 snprintf(what, sizeof what, "%s call %d", timed ? "timed" : "warm-up",
                          timed ? round - o->warmup : round);
@@ -243,7 +251,7 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
                 if (meth == M_PEER) {
                     const double *c = result(&s, s.hRef);
                     if (c != s.hRef) memcpy(s.hRef, c, s.szC * sizeof(double));
-                } else {
+                } else if (!is_peer) {
                     const double *c = result(&s, s.hOut);
                     err[meth] = bench_maxdiff(m, n, c, s.hRef, m) / scale;
                 }
@@ -270,7 +278,8 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
                (long long)ser[M_ON].corrected, (long long)ser[M_ON].uncorrectable);
     bench_print_human_header("TFLOP/s", "cublas/x", NULL);
     for (int meth = 0; meth < NMETHOD; meth++) {
-        int ok = ser[meth].bad_calls == 0 && (meth == M_PEER || err[meth] < BENCH_DGEMM_TOL);
+        int ok = ser[meth].bad_calls == 0 &&
+                 (meth == M_PEER || (o->tmr && meth == M_OFF) || err[meth] < BENCH_DGEMM_TOL);
         bench_row_t *r = bench_add_row("dgemm", o->host ? "host" : "dev", m, n, k, param,
                                        &ser[meth], flops, &ser[M_PEER], NULL, o->inject, ok);
         bench_print_row_human(r, 1e12);

@@ -9,9 +9,11 @@
  * (the backend's dgemm on one queue), so an error-free element agrees bit for bit.
  *
  * beta != 0: the input C is kept (C0) and the replicas start from copies of it. The operands are
- * digested before the first product and after the third (policy.operand_check, as in the ABFT
- * path): a change of A or B during the call would make the later products agree on a wrong
- * value, so it is reported, never voted through. Injection (FT_REGION_C: the result; FT_REGION_
+ * digested before the first product (before it starts: a change the first product missed
+ * but the digest saw would let the two later products outvote it unseen) and after the third
+ * (on a side queue, beside the vote), as in the ABFT path (policy.operand_check): a change of A
+ * or B during the call would make the later products agree on a wrong value, so it is reported,
+ * never voted through. Injection (FT_REGION_C: the result; FT_REGION_
  * CHECKSUM: replica 1, or replica 2 with fault.step = 2; A and B: after the first product).
  */
 #include "blas3/dgemm_internal.h"
@@ -76,15 +78,18 @@ int dgemm_tmr(gemm_t *g)
     if (g->ctx->nfaults) FT_CHECK(dgemm_inject_operands(g, &opf));
     FT_CHECK(product(g, R1, m));
     FT_CHECK(product(g, R2, m));
-    if (g->check_operands) {
-        FT_CHECK(dgemm_digest_operands(g, g->qm, g->dg1));
+    if (g->check_operands) { /* the operands after the third product, beside the vote */
+        FT_CHECK(ft_call_queue(g->call, &g->qs));
+        FT_CHECK(be->fork(g->qm, g->qs));
+        FT_CHECK(dgemm_digest_operands(g, g->qs, g->dg1));
         const int64_t nd = 2 * (g->nca + g->ncb);
-        FT_CHECK(be->get_matrix(g->qm, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
+        FT_CHECK(be->get_matrix(g->qs, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
     }
     if (g->ctx->nfaults) {
         FT_CHECK(dgemm_inject(g, FT_REGION_C, g->C, m, n, g->ldc));
         FT_CHECK(inject_replicas(g, R1, R2));
     }
+    if (g->check_operands) FT_CHECK(be->fork(g->qs, g->qm)); /* the vote's sync covers it */
     FT_CHECK(vote(g, R1, R2, dcnt, hcnt));
     rep->checks += m * n;
     int st = FT_SUCCESS;
