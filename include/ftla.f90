@@ -142,6 +142,7 @@ module ftla
         integer(c_int) :: protect_q     !< ft_dgeqrf checkpoint of Q, panel checks: 0/1 on, -1 off
         integer(c_int) :: panel         !< ft_dgeqrf panel placement: FT_PANEL_*
         real(c_double) :: error_rate    !< ft_dgeqrf expected soft errors per second (0: not given)
+        real(c_double) :: gpu_memory    !< ft_dgemm host data: work memory limit, bytes (0: default)
     end type ft_policy_t
 
     !> ft_fault_t: one planned fault (row/col/call/step = -1: random / next call).

@@ -154,6 +154,11 @@ typedef struct {
                            given). With verify_every = 0 and a rate, the online verification
                            interval is the performance model's Young/Daly choice (docs/qr.md
                            "Performance model"). */
+    double gpu_memory;/**< ft_dgemm with host pointers: the work memory (bytes) it may use;
+                           0 = default: the environment's FTLA_GPU_MEMORY when set, else the
+                           device's free memory (CUDA) or no limit (CPU). A product whose copies
+                           do not fit runs out of core: C in blocks, A and B streamed through
+                           the limit in chunks (docs/dgemm.md "Out of core"). A later field. */
     /* fields added by later versions go here, after all the fields above */
 } ft_policy_t;
 

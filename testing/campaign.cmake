@@ -92,3 +92,16 @@ add_test(NAME campaign_gate_tmr_gpu
          COMMAND ft_campaign --device cuda --protect tmr --routine dgemm --trials 300
                  --faults-per-trial 2 --seed 3 --quiet)
 set_tests_properties(campaign_gate_tmr_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# out of core (issue 12 item 2): a work-memory limit of half what each product needs, faults in
+# random blocks and chunks
+add_test(NAME campaign_gate_ooc_cpu
+         COMMAND ft_campaign --device cpu --ooc --routine dgemm --trials 300 --seed 4 --quiet)
+set_tests_properties(campaign_gate_ooc_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME campaign_gate_ooc_gpu
+         COMMAND ft_campaign --device cuda --ooc --routine dgemm --trials 300 --seed 4 --quiet)
+set_tests_properties(campaign_gate_ooc_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_test(NAME campaign_gate_ooc_tmr_cpu
+         COMMAND ft_campaign --device cpu --ooc --protect tmr --routine dgemm --trials 200
+                 --faults-per-trial 2 --seed 6 --quiet)
+set_tests_properties(campaign_gate_ooc_tmr_cpu PROPERTIES LABELS cpu TIMEOUT 300)

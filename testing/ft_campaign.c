@@ -18,6 +18,7 @@
 #include "test_dgeqrf_common.h"
 #include "testing_util.h"
 
+#include "blas3/dgemm_internal.h" /* dgemm_ooc_plan: --ooc places faults in sub-products */
 #include "abft/abft.h" /* the library's own threshold formulas: the documented-limit oracle */
 
 #include <cblas.h>
@@ -84,6 +85,8 @@ typedef struct {
     int region, bc, bit;
     double value, factor; /* additive value; its factor (of |x| or of the limit) */
     int64_t row, col, step;
+    int local;          /* out of core: planned at (prow, pcol) of sub-product step's block */
+    int64_t prow, pcol; /* (row, col: the element of the whole C, for the limit) */
     int applied;
     double before, after, effect, limit;
     int below; /* effect <= documented limit (finite) */
@@ -124,6 +127,8 @@ typedef struct {
     int quiet;
     int devptr; /* --pointers device: the caller's data in GPU memory (the _gpu entry points) */
     int panel;  /* --panel: policy.panel (ft_panel_t) */
+    int64_t ooc_trials, ooc_subs; /* counted by the dgemm trials */
+    int ooc;    /* --ooc: dgemm out of core, a work-memory limit of half what the call needs */
     int tmr;    /* --protect tmr: policy.protect = FT_PROTECT_TMR (dgemm by three products and a
                  * vote; CHECKSUM faults go to the replicas, every limit is 0) */
     int qrupd;  /* --qr-update: dgeqrf with an FT factor attached (QR-update recovery; ratios
@@ -391,6 +396,7 @@ static double qr_tau(int64_t m, int64_t n, const double *A, int64_t lda, int64_t
 
 typedef struct {
     int tile, nb, ve, verbose;
+    double gpu_memory; /* policy.gpu_memory (--ooc) */
 } cfg_t;
 
 static int make_ctx(ft_context_t **ctx, const cfg_t *c, uint64_t seed)
@@ -401,6 +407,7 @@ static int make_ctx(ft_context_t **ctx, const cfg_t *c, uint64_t seed)
     st = ft_context_get_policy(*ctx, &p);
     if (st) return st;
     p.protect = O.tmr ? FT_PROTECT_TMR : FT_PROTECT_ABFT;
+    p.gpu_memory = c->gpu_memory;
     p.tile = c->tile;
     p.nb = c->nb;
     p.panel = O.panel;
@@ -416,8 +423,8 @@ static int plan(ft_context_t *ctx, const fault_rec_t *f, int nf, int zero)
 {
     for (int i = 0; i < nf; i++) {
         ft_fault_t g = {.region = (ft_region_t)f[i].region,
-                        .row = f[i].row,
-                        .col = f[i].col,
+                        .row = f[i].local ? f[i].prow : f[i].row,
+                        .col = f[i].local ? f[i].pcol : f[i].col,
                         .bit = zero ? -1 : (f[i].bc <= BC_MLO ? f[i].bit : -1),
                         .value = zero ? 0.0 : f[i].value,
                         .call = -1,
@@ -436,8 +443,10 @@ static void match_events(const ft_report_t *rep, fault_rec_t *f, int nf)
         f[i].applied = 0;
         for (int e = 0; e < rep->nevents; e++) {
             const ft_event_t *ev = &rep->events[e];
+            const int64_t r = f[i].local ? f[i].prow : f[i].row;
+            const int64_t c = f[i].local ? f[i].pcol : f[i].col;
             if (used[e] || ev->kind != FT_EVENT_INJECTED || (int)ev->region != f[i].region ||
-                ev->row != f[i].row || ev->col != f[i].col)
+                ((r >= 0 || c >= 0) && (ev->row != r || ev->col != c)))
                 continue;
             used[e] = 1;
             f[i].applied = 1;
@@ -715,6 +724,26 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
     tu_copy(m, n, Cin, ldc, Cref, ldc);
     tu_ref_dgemm(T->ta, T->tb, m, n, k, T->alpha, A, lda, B, ldb, T->beta, Cref, ldc);
 
+    /* out of core: half the work memory the call needs in core, and its plan (when one fits;
+     * else the trial runs in core) */
+    double ooc_lim = 0.0;
+    dgemm_ooc_plan_t opl;
+    memset(&opl, 0, sizeof opl);
+    if (O.ooc && T->alpha != 0.0 && k > 0) {
+        ft_policy_t pp;
+        memset(&pp, 0, sizeof pp);
+        pp.protect = O.tmr ? FT_PROTECT_TMR : FT_PROTECT_ABFT;
+        pp.tile = T->tile;
+        const int64_t want = dgemm_stage_elems(T->ta == 'N' ? m : k, T->ta == 'N' ? k : m,
+                                               T->tb == 'N' ? k : n, T->tb == 'N' ? n : k, m,
+                                               n) +
+                             dgemm_sub_work(&pp, m, n, k, T->ta, T->tb);
+        if (dgemm_ooc_plan(&pp, T->ta, T->tb, m, n, k, want / 2, &opl) == 0)
+            ooc_lim = 8.0 * (double)(want / 2);
+    }
+    const int64_t nsub = ooc_lim > 0 ? opl.nbm * opl.nbn * opl.nbk : 0;
+    if (nsub > 0) O.ooc_trials++, O.ooc_subs += nsub;
+
     /* faults */
     const int64_t nbk = (n + TT - 1) / TT;
     T->nofault = O.F == 0 || urand(&r) < 0.1;
@@ -723,6 +752,32 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
         fault_rec_t *f = &T->f[i];
         f->region = pick_region(&r, O.regmask_gemm);
         f->step = -1;
+        f->local = 0;
+        if (nsub > 0) { /* out of core: a sub-product, and the element of its block */
+            const int64_t t = irand(&r, 0, nsub - 1), b = t / opl.nbk;
+            const int64_t i0 = b / opl.nbn * opl.mc, j0 = b % opl.nbn * opl.nc;
+            const int64_t mi = m - i0 < opl.mc ? m - i0 : opl.mc;
+            const int64_t nj = n - j0 < opl.nc ? n - j0 : opl.nc;
+            f->step = t;
+            f->local = 1;
+            draw_kind(&r, f);
+            if (f->region == FT_REGION_C) {
+                f->prow = irand(&r, 0, mi - 1), f->pcol = irand(&r, 0, nj - 1);
+                f->row = i0 + f->prow, f->col = j0 + f->pcol;
+                const int64_t J = f->col / TT;
+                f->limit = gemm_tau(m, n, k, TT, T->alpha, T->beta, LA, LB, C0, f->row, J,
+                                    gemm_rowabs(m, n, TT, Cref, ldc, f->row, J));
+            } else {
+                /* operands (the chunk's stored buffers) and the sub-product's checksums: at a
+                 * position the library draws; reported or corrected, nothing may stay */
+                f->prow = f->pcol = -1;
+                f->row = f->col = -1;
+                if (f->region == FT_REGION_CHECKSUM && !O.tmr)
+                    f->prow = irand(&r, 0, mi - 1), f->pcol = irand(&r, 0, 1);
+                f->limit = 0.0;
+            }
+            continue;
+        }
         if (f->region == FT_REGION_A || f->region == FT_REGION_B) {
             /* stored coordinates (what the plan names); the limit on the logical element */
             const int a = f->region == FT_REGION_A;
@@ -749,7 +804,7 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
                             gemm_rowabs(m, n, TT, Cref, ldc, f->row, J));
     }
     uint64_t iseed = tu_next(&r);
-    cfg_t cfg = {.tile = T->tile, .verbose = verbose ? 2 : 0};
+    cfg_t cfg = {.tile = T->tile, .verbose = verbose ? 2 : 0, .gpu_memory = ooc_lim};
     int need_pre = 0;
     for (int i = 0; i < T->nf; i++) need_pre |= T->f[i].bc == BC_ADDE;
     int rc = 0;
@@ -799,7 +854,7 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
     for (int i = 0; i < T->nf; i++) {
         fault_rec_t *f = &T->f[i];
         if (!f->applied) continue;
-        if (f->region == FT_REGION_C && !O.tmr) { /* limit with the s seen after the fault */
+        if (f->region == FT_REGION_C && !O.tmr && !f->local) { /* the s seen after the fault */
             int64_t J = f->col / TT;
             double s = gemm_rowabs(m, n, TT, Cref, ldc, f->row, J) -
                        fabs(Cref[f->row + f->col * ldc]) + fabs(f->after);
@@ -1024,6 +1079,7 @@ static void replay_cmd(const trial_t *T, char *buf, size_t len)
         w += snprintf(buf + w, len - (size_t)w, " --device cuda");
     if (O.devptr) w += snprintf(buf + w, len - (size_t)w, " --pointers device");
     if (O.tmr) w += snprintf(buf + w, len - (size_t)w, " --protect tmr");
+    if (O.ooc) w += snprintf(buf + w, len - (size_t)w, " --ooc");
     if (O.qrupd) snprintf(buf + w, len - (size_t)w, " --qr-update");
 }
 
@@ -1644,6 +1700,9 @@ static void usage(void)
            "  --qr-update             dgeqrf with an FT factor attached: errors consumed by\n"
            "                          later panels recovered by QR update, ratios through\n"
            "                          ft_dormqr (default: re-factorization, LAPACK layout)\n"
+           "  --ooc                   dgemm out of core: a work-memory limit (policy.gpu_memory)\n"
+           "                          of half what each call needs; faults in random blocks\n"
+           "                          and chunks (fault.step)\n"
            "  --protect abft|tmr      dgemm protection (policy.protect; default abft; tmr: the\n"
            "                          replicas take the CHECKSUM faults, every limit is 0)\n"
            "  --pointers host|device  where the caller's arrays live (default host; device:\n"
@@ -1724,6 +1783,9 @@ int main(int argc, char **argv)
             else if (v && !strcmp(v, "cpu")) O.panel = FT_PANEL_CPU;
             else if (v && !strcmp(v, "gpu")) O.panel = FT_PANEL_GPU;
             else bad = 1;
+        } else if (!strcmp(a, "--ooc")) {
+            O.ooc = 1;
+            val = 0;
         } else if (!strcmp(a, "--protect")) {
             bad = !v || (strcmp(v, "abft") && strcmp(v, "tmr"));
             if (!bad) O.tmr = !strcmp(v, "tmr");
@@ -1856,6 +1918,9 @@ int main(int argc, char **argv)
                "%lld, re-factorization %lld)\n", (long long)nrec, (long long)nupd,
                (long long)nref);
     }
+    if (O.ooc)
+        printf("%% dgemm: out of core in %lld trials (%lld sub-products)\n",
+               (long long)O.ooc_trials, (long long)O.ooc_subs);
     long pass = 0, fail = 0;
     char cmd[256];
     printf("%%\n%% gate failures (false alarms, silent corruption above the limit, errors):\n");

@@ -25,7 +25,10 @@ set_tests_properties(test_bigsizes_gpu PROPERTIES LABELS "gpu;big" TIMEOUT 900 S
 #   test_reduce — the reductions the QR checks read the whole matrix with (the trapezoid sums of
 #     the checksum checks, the checkpoint sums of Q), bit for bit against plain references
 #     (`test_reduce cuda --bench` times them at 16384 x 16384 and 32768 x 8192).
-foreach(t test_givens test_dpanel test_reduce)
+#   test_dgemm_ooc — ft_dgemm out of core (a forced work-memory limit): the plan, results for
+#     every transpose and alpha/beta with k in 2..7 chunks, faults in named sub-products, a
+#     block computed again, a limit nothing fits in.
+foreach(t test_givens test_dpanel test_reduce test_dgemm_ooc)
   ftla_test_target(${t})
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   add_test(NAME ${t}_cpu COMMAND ${t} cpu)

@@ -96,6 +96,7 @@ program test_fortran_layout
     call expect('ft_policy_t%protect_q', addr(c_loc(pol%protect_q)) - addr(c_loc(pol)))
     call expect('ft_policy_t%panel', addr(c_loc(pol%panel)) - addr(c_loc(pol)))
     call expect('ft_policy_t%error_rate', addr(c_loc(pol%error_rate)) - addr(c_loc(pol)))
+    call expect('ft_policy_t%gpu_memory', addr(c_loc(pol%gpu_memory)) - addr(c_loc(pol)))
     call end_struct()
     ! ft_fault_t
     call begin_struct('ft_fault_t')

@@ -39,7 +39,7 @@ static const ftt_entry_t table[] = {
     OFF(ft_policy_t, backup_c), OFF(ft_policy_t, nb), OFF(ft_policy_t, verify_every),
     OFF(ft_policy_t, crossover), OFF(ft_policy_t, verbose), OFF(ft_policy_t, serial_encode),
     OFF(ft_policy_t, operand_check), OFF(ft_policy_t, keep_input), OFF(ft_policy_t, protect_q),
-    OFF(ft_policy_t, panel), OFF(ft_policy_t, error_rate),
+    OFF(ft_policy_t, panel), OFF(ft_policy_t, error_rate), OFF(ft_policy_t, gpu_memory),
     /* ft_fault_t */
     SZ(ft_fault_t), OFF(ft_fault_t, region), OFF(ft_fault_t, row), OFF(ft_fault_t, col),
     OFF(ft_fault_t, bit), OFF(ft_fault_t, value), OFF(ft_fault_t, call), OFF(ft_fault_t, step),

@@ -7,6 +7,7 @@
 #include "blas3/dgemm_internal.h"
 #include "core/size.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static int check_args(char ta, char tb, ft_int m, ft_int n, ft_int k, ft_int lda, ft_int ldb,
@@ -33,8 +34,8 @@ int64_t dgemm_stage_elems(int64_t nrowa, int64_t ncola, int64_t nrowb, int64_t n
     return ft_sum_of_products(3, t, &e) ? -1 : e;
 }
 
-/* The product on work memory: protected, or plain (protection off / C := beta*C). */
-static int run(gemm_t *g, int scale_only)
+/* dgemm_internal.h */
+int dgemm_run(gemm_t *g, int scale_only)
 {
     const ft_backend_t *be = g->be;
     if (!scale_only && g->pol.protect == FT_PROTECT_TMR) return dgemm_tmr(g);
@@ -74,17 +75,41 @@ static int driver(ft_call_t *c, int is_gpu, char ta, char tb, ft_int m, ft_int n
     if (ft_dbytes(dgemm_stage_elems(nrowa, ncola, nrowb, ncolb, m, n), &stage_bytes))
         return FT_ERR_TOO_LARGE;
     snprintf(c->desc, sizeof c->desc, "%c%c m=%d n=%d k=%d", ta, tb, m, n, k);
-    FT_CHECK(ft_call_select(c, 2.0 * m * n * (double)k, is_gpu, stage_bytes));
+    /* host data: the copies need not fit (out of core below), so the selection does not
+     * reject them */
+    FT_CHECK(ft_call_select(c, 2.0 * m * n * (double)k, is_gpu, is_gpu ? stage_bytes : 0));
     const ft_backend_t *be = c->be;
     gemm_t g = {.call = c, .ctx = c->ctx, .be = be, .kern = dgemm_kernels(be), .rep = &c->rep,
                 .pol = c->pol, .qm = c->main, .ta = ta, .tb = tb, .m = m, .n = n, .k = k,
                 .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C, .lda = lda, .ldb = ldb,
-                .ldc = ldc};
+                .ldc = ldc, .inject_step = -1};
     if (!g.kern) return FT_ERR_INTERNAL;
     FT_CHECK(ft_call_event(c, &g.ev0));
     FT_CHECK(ft_call_event(c, &g.ev1));
     const int host_on_gpu = !is_gpu && be->kind == FT_DEVICE_CUDA;
     double *dA = NULL, *dB = NULL, *dC = NULL;
+
+    if (!is_gpu) {
+        /* host data: out of core when A, B, C and the protection's work do not fit in the work
+         * memory the call may use (CUDA: the free memory less headroom for cuBLAS, and the
+         * limit when set; the host: the limit when set) */
+        const double lim = dgemm_ooc_limit(c);
+        double avail = lim > 0 ? lim : INFINITY;
+        if (host_on_gpu) {
+            const size_t fr = be->mem_free();
+            const double usable = (double)fr - (double)fr / 8 - (double)(64 << 20);
+            if (fr && usable < avail) avail = usable > 0 ? usable : 0;
+        }
+        const int64_t w = dgemm_sub_work(&g.pol, m, n, k, ta, tb);
+        const double want = 8.0 * ((double)dgemm_stage_elems(nrowa, ncola, nrowb, ncolb, m, n) +
+                                   (w > 0 ? (double)w : 0.0));
+        if (isfinite(avail) && (want > avail || w < 0)) {
+            const int64_t budget = (int64_t)(avail / 8.0);
+            int st = dgemm_ooc(&g, budget);
+            c->rep.time_protect = 0.0; /* not separated from the copies out of core */
+            return st;
+        }
+    }
 
     if (host_on_gpu) {
         /* copy in; the caller's C stays intact until the verified result is copied back */
@@ -100,7 +125,7 @@ static int driver(ft_call_t *c, int is_gpu, char ta, char tb, ft_int m, ft_int n
         if (ft_stage_bytes(m, n, &bytes)) return FT_ERR_TOO_LARGE;
         FT_CHECK(ft_call_work(c, bytes, (void **)&g.Cb));
     }
-    int st = run(&g, scale_only);
+    int st = dgemm_run(&g, scale_only);
     if (st && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED) return st;
     if (host_on_gpu) {
         int st2 = ft_stage_out(c, g.qm, m, n, dC, m, C, ldc);

@@ -43,6 +43,9 @@ typedef struct {
     int check_operands;
     int64_t nca, ncb;
     uint64_t *dg0, *dg1, *hdg;
+    /* fault injection: the planned faults with this step or none (-1: all); the out-of-core
+     * scheduler numbers its sub-products */
+    int64_t inject_step;
 } gemm_t;
 
 static inline char dgemm_flip(char t) { return ft_is_notrans(t) ? 'T' : 'N'; }
@@ -72,6 +75,25 @@ int64_t dgemm_auto_tile(int64_t m, int64_t n);
 int dgemm_protected(gemm_t *g);
 /* The TMR product on work memory (dgemm_tmr.c; policy.protect = FT_PROTECT_TMR). */
 int dgemm_tmr(gemm_t *g);
+/* The product on work memory as the policy says: ABFT, TMR, or plain (protection off, or
+ * scale_only: C := beta C) (dgemm_api.c). */
+int dgemm_run(gemm_t *g, int scale_only);
+
+/* Out of core (dgemm_ooc.c): host data larger than the work memory the call may use. */
+typedef struct {
+    int64_t mc, nc, kc;    /* C block, chunk of k */
+    int64_t nbm, nbn, nbk; /* blocks and chunks */
+    int64_t elems;         /* work memory (doubles) */
+} dgemm_ooc_plan_t;
+/* The limit in bytes (policy.gpu_memory, else FTLA_GPU_MEMORY; 0: none). */
+double dgemm_ooc_limit(const ft_call_t *c);
+/* Work memory (doubles) a protected product of m x n x k takes beyond A, B and C. */
+int64_t dgemm_sub_work(const ft_policy_t *pol, int64_t m, int64_t n, int64_t k, char ta, char tb);
+/* Blocks and chunks for a budget of work-memory doubles; FT_ERR_TOO_LARGE if none fits. */
+int dgemm_ooc_plan(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                   int64_t budget, dgemm_ooc_plan_t *p);
+/* The product of host data g (A, B, C the caller's) in blocks within budget doubles. */
+int dgemm_ooc(gemm_t *g, int64_t budget);
 /* policy.operand_check (dgemm_protect.c): sets g->check_operands and carves the digests'
  * buffers (nca, ncb, dg0, dg1, hdg); the digests of the stored columns of A then B into out on
  * queue q; after dg1 and hdg were filled (and q synced), whether they differ from dg0: each

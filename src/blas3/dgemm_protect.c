@@ -42,7 +42,7 @@ int64_t dgemm_check_elems(int64_t m, int64_t n, int64_t k, int64_t T, int have_c
 int dgemm_inject(gemm_t *g, ft_region_t region, double *X, int64_t rows, int64_t cols, int64_t ld)
 {
     ft_fault_t f[FT_MAX_FAULTS];
-    int nf = ft_inject_take(g->ctx, g->call->index, region, -1, f, FT_MAX_FAULTS);
+    int nf = ft_inject_take(g->ctx, g->call->index, region, g->inject_step, f, FT_MAX_FAULTS);
     for (int i = 0; i < nf; i++)
         FT_CHECK(ft_inject_apply(g->ctx, g->be, g->qm, &f[i], X, rows, cols, ld, -1, g->rep,
                                  NULL, NULL));
@@ -54,7 +54,8 @@ int dgemm_inject_operands(gemm_t *g, dgemm_opfaults_t *saved)
     static const ft_region_t regs[2] = {FT_REGION_A, FT_REGION_B};
     for (int r = 0; r < 2; r++) {
         ft_fault_t f[FT_MAX_FAULTS];
-        int nf = ft_inject_take(g->ctx, g->call->index, regs[r], -1, f, FT_MAX_FAULTS - saved->n);
+        int nf = ft_inject_take(g->ctx, g->call->index, regs[r], g->inject_step, f,
+                                FT_MAX_FAULTS - saved->n);
         /* the stored operand: rows x cols with its leading dimension */
         const int a = regs[r] == FT_REGION_A;
         const int notr = ft_is_notrans(a ? g->ta : g->tb);
@@ -204,7 +205,7 @@ int dgemm_protected(gemm_t *g)
     const double sig = g->sig;
     g->have_c0 = g->beta != 0.0;
     FT_CHECK(workspace(g));
-    FT_CHECK(ft_call_queue(g->call, &g->qs));
+    if (!g->qs) FT_CHECK(ft_call_queue(g->call, &g->qs));
 
     /* input C: its block sums (rows and columns), and a backup when asked */
     if (g->have_c0 && g->kern->c0_pass) {

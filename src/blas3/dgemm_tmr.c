@@ -26,9 +26,11 @@
 static int inject_replicas(gemm_t *g, double *R1, double *R2)
 {
     ft_fault_t f[FT_MAX_FAULTS];
-    const int nf = ft_inject_take(g->ctx, g->call->index, FT_REGION_CHECKSUM, -1, f, FT_MAX_FAULTS);
+    const int nf =
+        ft_inject_take(g->ctx, g->call->index, FT_REGION_CHECKSUM, g->inject_step, f, FT_MAX_FAULTS);
     for (int i = 0; i < nf; i++) {
-        double *X = f[i].step == 2 ? R2 : R1;
+        /* in-core calls: step 2 names replica 2 (out of core the step names the chunk) */
+        double *X = g->inject_step < 0 && f[i].step == 2 ? R2 : R1;
         FT_CHECK(ft_inject_apply(g->ctx, g->be, g->qm, &f[i], X, g->m, g->n, g->m, -1, g->rep, NULL,
                                  NULL));
     }
@@ -79,7 +81,7 @@ int dgemm_tmr(gemm_t *g)
     FT_CHECK(product(g, R1, m));
     FT_CHECK(product(g, R2, m));
     if (g->check_operands) { /* the operands after the third product, beside the vote */
-        FT_CHECK(ft_call_queue(g->call, &g->qs));
+        if (!g->qs) FT_CHECK(ft_call_queue(g->call, &g->qs));
         FT_CHECK(be->fork(g->qm, g->qs));
         FT_CHECK(dgemm_digest_operands(g, g->qs, g->dg1));
         const int64_t nd = 2 * (g->nca + g->ncb);

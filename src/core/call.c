@@ -196,3 +196,18 @@ int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double
     FT_CHECK(c->be->get_matrix(q, m, n, d, ldd, h, ldh));
     return c->be->sync(q);
 }
+
+void ft_call_mark(const ft_call_t *c, int marks[2])
+{
+    const int b = ft_backend_index(c->be);
+    marks[0] = ft_arena_mark(&c->ctx->work[b]);
+    marks[1] = ft_arena_mark(&c->ctx->pinned[b]);
+}
+
+void ft_call_release(ft_call_t *c, const int marks[2])
+{
+    const int b = ft_backend_index(c->be);
+    /* marks above the call's own: its blocks stay cached (ft_arena_release frees only at 0) */
+    ft_arena_release(&c->ctx->work[b], c->be, 0, marks[0] > c->work_mark ? marks[0] : c->work_mark);
+    ft_arena_release(&c->ctx->pinned[b], c->be, 1, marks[1] > c->pin_mark ? marks[1] : c->pin_mark);
+}

@@ -74,6 +74,12 @@ int ft_call_pinned(ft_call_t *c, size_t bytes, void **p);
 int ft_call_work_doubles(ft_call_t *c, int64_t n, double **p);
 int ft_call_pinned_doubles(ft_call_t *c, int64_t n, double **p);
 
+/* Workspace taken from now on (marks[2]: work and host memory) is given back by
+ * ft_call_release(c, marks) — for a loop inside a call that takes workspace per iteration
+ * (the out-of-core ft_dgemm), once that iteration's work has completed. */
+void ft_call_mark(const ft_call_t *c, int marks[2]);
+void ft_call_release(ft_call_t *c, const int marks[2]);
+
 /* Wait for all of the call's queues. */
 int ft_call_sync(ft_call_t *c);
 

@@ -61,7 +61,8 @@ int ft_context_set_policy_v(ft_context_t *ctx, const ft_policy_t *in, size_t siz
         p.verbose < 0 || p.serial_encode < 0 || p.serial_encode > 1 || p.operand_check < -1 ||
         p.operand_check > 1 || p.keep_input < -1 || p.keep_input > 2 ||
         p.protect_q < -1 || p.protect_q > 1 || p.panel < FT_PANEL_AUTO || p.panel > FT_PANEL_GPU ||
-        !(p.error_rate >= 0) || p.error_rate > 1e300)
+        !(p.error_rate >= 0) || p.error_rate > 1e300 || !(p.gpu_memory >= 0) ||
+        p.gpu_memory > 1e300)
         return FT_ERR_INVALID_VALUE;
     if (p.tol == 0) p.tol = 2.0;
     ctx->policy = p;
