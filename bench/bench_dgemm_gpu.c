@@ -3,7 +3,7 @@
  *
  *   bench_dgemm_gpu [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]
  *                   [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]
- *                   [--pinned] [--seed S] [--tmr]
+ *                   [--pinned] [--seed S] [--tmr] [--limit BYTES]
  *
  * Defaults: -N 8192,16384 (square), NN, alpha 1, beta 0, 7 timed runs, 1 warm-up, no faults.
  *
@@ -12,6 +12,9 @@
  * --tmr: ftla-tmr = ft_dgemm_gpu_ex with policy.protect = FT_PROTECT_TMR in place of ftla-on,
  * and cublas-x3 = three cublasDgemm calls back to back (one timed bracket) in place of
  * ftla-off: what three products cost on this GPU when they run in a row (clocks under load).
+ * --limit BYTES (with --host): ftla's policy.gpu_memory = BYTES (out of core when the call does
+ * not fit), and cublas-dev = cublasDgemm on the device-resident copies (no transfers) in place
+ * of ftla-off: the in-core cuBLAS rate of the same run.
  *
  * Protocol (printed in the output header too):
  *  - like for like. Default: device pointers; ftla (ft_dgemm_gpu_ex) and cublasDgemm work on the
@@ -43,6 +46,7 @@ typedef struct {
     char ta, tb;
     double alpha, beta;
     int runs, warmup, inject, tile, host, pinned, opcheck, tmr;
+    double limit;
     uint64_t seed;
 } opts_t;
 
@@ -53,7 +57,7 @@ static void usage(const char *p)
     fprintf(stderr,
             "usage: %s [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]\n"
             "          [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]\n"
-            "          [--pinned] [--seed S] [--operand-check -1|0|1] [--tmr]\n",
+            "          [--pinned] [--seed S] [--operand-check -1|0|1] [--tmr] [--limit BYTES]\n",
             p);
     exit(2);
 }
@@ -79,6 +83,7 @@ static void parse(int argc, char **argv, opts_t *o)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--host")) o->host = 1;
         else if (!strcmp(a, "--tmr")) o->tmr = 1;
+        else if (!strcmp(a, "--limit") && i + 1 < argc) o->limit = atof(argv[++i]);
         else if (!strcmp(a, "--pinned")) o->pinned = 1;
         else if (!strcmp(a, "-h") || !strcmp(a, "--help")) usage(argv[0]);
         else if (!v) usage(argv[0]);
@@ -126,7 +131,8 @@ static double timed_call(shape_t *s, int method, int nfault, ft_report_t *rep, i
     const size_t bC = s->szC * sizeof(double);
     if (o->host) memcpy(s->hC, s->hC0, bC);
     else BENCH_CUDA(cudaMemcpyAsync(s->dC, s->dC0, bC, cudaMemcpyDeviceToDevice, s->stream));
-    const int peer = method == M_PEER || (o->tmr && method == M_OFF);
+    const int devpeer = o->limit > 0 && method == M_OFF; /* cublas-dev: no transfers */
+    const int peer = method == M_PEER || (o->tmr && method == M_OFF) || devpeer;
     const int reps = method == M_OFF && o->tmr ? 3 : 1;
     if (!peer) {
         s->pol.protect = method == M_ON ? (o->tmr ? FT_PROTECT_TMR : FT_PROTECT_ABFT) : 0;
@@ -147,7 +153,7 @@ static double timed_call(shape_t *s, int method, int nfault, ft_report_t *rep, i
     bench_sync();
     const double t0 = bench_now();
     if (peer) {
-        if (o->host) {
+        if (o->host && !devpeer) {
             BENCH_CUDA(cudaMemcpyAsync(s->dA, s->hA, s->szA * sizeof(double),
                                        cudaMemcpyHostToDevice, s->stream));
             BENCH_CUDA(cudaMemcpyAsync(s->dB, s->hB, s->szB * sizeof(double),
@@ -158,7 +164,7 @@ static double timed_call(shape_t *s, int method, int nfault, ft_report_t *rep, i
         for (int r = 0; r < reps; r++)
             BENCH_CUBLAS(cublasDgemm(s->blas, oa, ob, s->m, s->n, s->k, &alpha, s->dA, s->lda,
                                      s->dB, s->ldb, &beta, s->dC, s->ldc));
-        if (o->host)
+        if (o->host && !devpeer)
             BENCH_CUDA(cudaMemcpyAsync(s->hC, s->dC, bC, cudaMemcpyDeviceToHost, s->stream));
     } else if (o->host) {
         *status = ft_dgemm_ex(s->ctx, o->ta, o->tb, s->m, s->n, s->k, alpha, s->hA, s->lda, s->hB,
@@ -217,7 +223,8 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
     static bench_series_t ser[NMETHOD];
     bench_series_init(&ser[M_PEER], "cublas", 0);
     bench_series_init(&ser[M_ON], o->tmr ? "ftla-tmr" : "ftla-on", 1);
-    bench_series_init(&ser[M_OFF], o->tmr ? "cublas-x3" : "ftla-off", !o->tmr);
+    bench_series_init(&ser[M_OFF], o->tmr ? "cublas-x3" : o->limit > 0 ? "cublas-dev" : "ftla-off",
+                      !o->tmr && !(o->limit > 0));
     double err[NMETHOD] = {0, 0, 0};
     const double scale =
         DBL_EPSILON * ((double)k * fabs(o->alpha) * maxA * maxB + fabs(o->beta) * maxC) +
@@ -231,7 +238,7 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
             const int nf = meth == M_ON ? o->inject : 0;
             double t = timed_call(&s, meth, nf, &rep, &st);
             bench_series_t *se = &ser[meth];
-            const int is_peer = meth == M_PEER || (o->tmr && meth == M_OFF);
+            const int is_peer = meth == M_PEER || ((o->tmr || o->limit > 0) && meth == M_OFF);
             if (!is_peer) {
                 char what[64];
                 snprintf(what, sizeof what, "%s call %d", timed ? "timed" : "warm-up",
@@ -279,7 +286,8 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
     bench_print_human_header("TFLOP/s", "cublas/x", NULL);
     for (int meth = 0; meth < NMETHOD; meth++) {
         int ok = ser[meth].bad_calls == 0 &&
-                 (meth == M_PEER || (o->tmr && meth == M_OFF) || err[meth] < BENCH_DGEMM_TOL);
+                 (meth == M_PEER || ((o->tmr || o->limit > 0) && meth == M_OFF) ||
+                  err[meth] < BENCH_DGEMM_TOL);
         bench_row_t *r = bench_add_row("dgemm", o->host ? "host" : "dev", m, n, k, param,
                                        &ser[meth], flops, &ser[M_PEER], NULL, o->inject, ok);
         bench_print_row_human(r, 1e12);
@@ -321,6 +329,7 @@ int main(int argc, char **argv)
     BENCH_FT(ft_context_get_policy(ctx, &pol));
     pol.tile = o.tile;
     pol.operand_check = o.opcheck;
+    pol.gpu_memory = o.limit;
     BENCH_FT(ft_context_set_policy(ctx, &pol));
 
     printf("%% cuBLAS %d; peer: cublasDgemm, default math mode, handle on the same stream as "
