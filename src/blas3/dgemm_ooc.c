@@ -20,6 +20,7 @@
  */
 #include "blas3/dgemm_internal.h"
 #include "core/size.h"
+#include "core/team.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -105,6 +106,9 @@ int dgemm_ooc_plan(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t 
 
 /* ---- the scheduler ---- */
 
+#define OOC_RING ((int64_t)4 << 20) /* doubles in a slot of the pinned ring (32 MB) */
+#define OOC_NRING 4                 /* the producer's slots */
+
 typedef struct {
     gemm_t *g; /* the call: host A, B, C */
     dgemm_ooc_plan_t p;
@@ -119,7 +123,86 @@ typedef struct {
     int64_t produced, consumed;
     int stop, perr;
     int unchecked; /* a chunk's checks could not be evaluated (finite inputs, overflow) */
+    /* CUDA: host memory suited to asynchronous copies, in slots of RING doubles: the producer's
+     * NRING (A and B chunks) and the caller's thread's two (the C block). Pageable data goes
+     * through them: packed by the host threads, then copied without the driver's staging */
+    double *ring[OOC_NRING + 2];
+    ft_qevent_t *rev[OOC_NRING + 2];
+    int64_t rnext;
 } ooc_t;
+
+/* ---- copies through the pinned ring ---- */
+
+typedef struct {
+    int64_t rows, cols, lds, ldd;
+    const double *src;
+    double *dst;
+} pack_t;
+
+static void pack_part(void *p, int t, int nt)
+{
+    const pack_t *a = p;
+    for (int64_t j = a->cols * t / nt; j < a->cols * (t + 1) / nt; j++)
+        memcpy(a->dst + j * a->ldd, a->src + j * a->lds, (size_t)a->rows * sizeof(double));
+}
+
+static void pack(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                 int64_t ldd)
+{
+    pack_t a = {rows, cols, lds, ldd, src, dst};
+    ft_team_par(pack_part, &a, rows * cols);
+}
+
+/* Host rows x cols (ld ldh) to work memory d (ld ldd) on q through ring slots [s0, s0 + ns),
+ * *next the slot counter: each piece packed into a slot whose previous copy has completed. */
+static int put_ring(ooc_t *o, ft_queue_t *q, int s0, int ns, int64_t *next, int64_t rows,
+                    int64_t cols, const double *h, int64_t ldh, double *d, int64_t ldd)
+{
+    const ft_backend_t *be = o->g->be;
+    const int64_t per = rows > 0 && rows <= OOC_RING ? OOC_RING / rows : 0;
+    if (per == 0) return be->set_matrix(q, rows, cols, h, ldh, d, ldd); /* a column > a slot */
+    for (int64_t j = 0; j < cols; j += per) {
+        const int64_t nc = cols - j < per ? cols - j : per;
+        const int s = s0 + (int)((*next)++ % ns);
+        if (*next > ns) FT_CHECK(be->event_sync(o->rev[s])); /* its last copy has landed */
+        pack(rows, nc, h + j * ldh, ldh, o->ring[s], rows);
+        FT_CHECK(be->set_matrix(q, rows, nc, o->ring[s], rows, d + j * ldd, ldd));
+        FT_CHECK(be->event_record(o->rev[s], q));
+    }
+    return FT_SUCCESS;
+}
+
+/* Work memory d to host through the caller's two slots: copy a piece, wait, unpack. */
+static int get_ring(ooc_t *o, ft_queue_t *q, int64_t rows, int64_t cols, const double *d,
+                    int64_t ldd, double *h, int64_t ldh)
+{
+    const ft_backend_t *be = o->g->be;
+    const int64_t per = rows > 0 && rows <= OOC_RING ? OOC_RING / rows : 0;
+    if (per == 0) {
+        FT_CHECK(be->get_matrix(q, rows, cols, d, ldd, h, ldh));
+        return be->sync(q);
+    }
+    int64_t j0 = 0, pend = -1; /* the piece in flight: columns [pend, pend + its width) */
+    for (int64_t it = 0; j0 < cols || pend >= 0; it++) {
+        int64_t issued = -1;
+        if (j0 < cols) { /* the next piece into slot it % 2 */
+            const int64_t nc = cols - j0 < per ? cols - j0 : per;
+            const int s = OOC_NRING + (int)(it % 2);
+            FT_CHECK(be->get_matrix(q, rows, nc, d + j0 * ldd, ldd, o->ring[s], rows));
+            FT_CHECK(be->event_record(o->rev[s], q));
+            issued = j0;
+            j0 += nc;
+        }
+        if (pend >= 0) { /* the previous piece: wait, unpack while the next one copies */
+            const int s = OOC_NRING + (int)((it - 1) % 2);
+            const int64_t nc = cols - pend < per ? cols - pend : per;
+            FT_CHECK(be->event_sync(o->rev[s]));
+            pack(rows, nc, o->ring[s], rows, h + pend * ldh, ldh);
+        }
+        pend = issued;
+    }
+    return FT_SUCCESS;
+}
 
 /* Chunk t's block and slice. */
 static void chunk_of(const ooc_t *o, int64_t t, int64_t *i0, int64_t *j0, int64_t *l0,
@@ -133,28 +216,37 @@ static void chunk_of(const ooc_t *o, int64_t t, int64_t *i0, int64_t *j0, int64_
     *kl = o->g->k - *l0 < p->kc ? o->g->k - *l0 : p->kc;
 }
 
+/* Host to work memory: through the producer's ring slots on the producer's queue, else
+ * directly. */
+static int put(ooc_t *o, ft_queue_t *q, int64_t rows, int64_t cols, const double *h, int64_t ldh,
+               double *d, int64_t ldd)
+{
+    if (o->ring[0] && q == o->qc)
+        return put_ring(o, q, 0, OOC_NRING, &o->rnext, rows, cols, h, ldh, d, ldd);
+    return o->g->be->set_matrix(q, rows, cols, h, ldh, d, ldd);
+}
+
 /* Copy chunk t's op(A) rows x k-slice and op(B) k-slice x columns into slot t % 2 on q. */
 static int copy_chunk(ooc_t *o, ft_queue_t *q, int64_t t)
 {
     const gemm_t *g = o->g;
-    const ft_backend_t *be = g->be;
     int64_t i0, j0, l0, mi, nj, kl;
     chunk_of(o, t, &i0, &j0, &l0, &mi, &nj, &kl);
     const int s = (int)(t % 2);
     if (kl <= 0 || g->alpha == 0.0) return FT_SUCCESS; /* C := beta C: no operands */
     if (ft_is_notrans(g->ta)) { /* A(i0:, l0:), mi x kl, ld mi */
         o->lda_c[s] = mi;
-        FT_CHECK(be->set_matrix(q, mi, kl, g->A + i0 + l0 * g->lda, g->lda, o->dA[s], mi));
+        FT_CHECK(put(o, q, mi, kl, g->A + i0 + l0 * g->lda, g->lda, o->dA[s], mi));
     } else { /* A stored k x m: A(l0:, i0:), kl x mi, ld kl */
         o->lda_c[s] = kl;
-        FT_CHECK(be->set_matrix(q, kl, mi, g->A + l0 + i0 * g->lda, g->lda, o->dA[s], kl));
+        FT_CHECK(put(o, q, kl, mi, g->A + l0 + i0 * g->lda, g->lda, o->dA[s], kl));
     }
     if (ft_is_notrans(g->tb)) { /* B(l0:, j0:), kl x nj */
         o->ldb_c[s] = kl;
-        FT_CHECK(be->set_matrix(q, kl, nj, g->B + l0 + j0 * g->ldb, g->ldb, o->dB[s], kl));
+        FT_CHECK(put(o, q, kl, nj, g->B + l0 + j0 * g->ldb, g->ldb, o->dB[s], kl));
     } else { /* B stored n x k: B(j0:, l0:), nj x kl */
         o->ldb_c[s] = nj;
-        FT_CHECK(be->set_matrix(q, nj, kl, g->B + j0 + l0 * g->ldb, g->ldb, o->dB[s], nj));
+        FT_CHECK(put(o, q, nj, kl, g->B + j0 + l0 * g->ldb, g->ldb, o->dB[s], nj));
     }
     return FT_SUCCESS;
 }
@@ -228,6 +320,7 @@ static int block_out(ooc_t *o, int64_t b)
     gemm_t *g = o->g;
     int64_t i0, j0, l0, mi, nj, kl;
     chunk_of(o, b * o->p.nbk, &i0, &j0, &l0, &mi, &nj, &kl);
+    if (o->ring[0]) return get_ring(o, g->qm, mi, nj, o->dC, mi, g->C + i0 + j0 * g->ldc, g->ldc);
     FT_CHECK(g->be->get_matrix(g->qm, mi, nj, o->dC, mi, g->C + i0 + j0 * g->ldc, g->ldc));
     return g->be->sync(g->qm);
 }
@@ -266,6 +359,10 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
     if (threaded) {
         st = ft_call_queue(c, &o.qc);
         for (int s = 0; !st && s < 2; s++) st = ft_call_event(c, &o.ev[s]);
+        for (int s = 0; !st && s < OOC_NRING + 2; s++) {
+            st = ft_call_pinned_doubles(c, OOC_RING, &o.ring[s]);
+            if (!st) st = ft_call_event(c, &o.rev[s]);
+        }
         if (!st && (pthread_mutex_init(&o.mu, NULL) || pthread_cond_init(&o.cv, NULL)))
             st = FT_ERR_ALLOC;
         if (!st && pthread_create(&th, NULL, producer, &o) == 0) started = 1;
@@ -282,8 +379,13 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
             const int64_t t = b * p->nbk + l;
             int64_t i0, j0, l0, mi, nj, kl;
             chunk_of(&o, t, &i0, &j0, &l0, &mi, &nj, &kl);
-            if (l == 0 && g->beta != 0.0)
-                st = be->set_matrix(g->qm, mi, nj, g->C + i0 + j0 * g->ldc, g->ldc, o.dC, mi);
+            if (l == 0 && g->beta != 0.0) {
+                int64_t cnext = 0;
+                st = o.ring[0] ? put_ring(&o, g->qm, OOC_NRING, 2, &cnext, mi, nj,
+                                          g->C + i0 + j0 * g->ldc, g->ldc, o.dC, mi)
+                               : be->set_matrix(g->qm, mi, nj, g->C + i0 + j0 * g->ldc, g->ldc,
+                                                o.dC, mi);
+            }
             pthread_mutex_lock(&o.mu);
             while (o.produced <= t && !o.perr) pthread_cond_wait(&o.cv, &o.mu);
             if (!st && o.perr) st = o.perr;
