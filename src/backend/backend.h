@@ -62,6 +62,9 @@ typedef struct ft_backend {
     void (*free_host)(void *p);
     /* Free work memory in bytes (0 = unknown / unlimited: host). */
     size_t (*mem_free)(void);
+    /* Is host memory at p suited to asynchronous copies already (pinned / registered with the
+     * device)? NULL or 0: no (host: not applicable). */
+    int (*host_pinned)(const void *p);
     /* A name of the device for caches of measurements (the performance model): the device
      * model, compute capability and multiprocessors (cuda), the online cpus (host). */
     void (*describe)(char *buf, size_t len);

@@ -356,10 +356,13 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
     const int threaded = be->kind == FT_DEVICE_CUDA && o.nchunks > 1;
     pthread_t th;
     int started = 0;
+    /* pageable data through the ring; the caller's pinned memory is copied from directly */
+    const int pinned = be->host_pinned && be->host_pinned(g->A) && be->host_pinned(g->B) &&
+                       be->host_pinned(g->C);
     if (threaded) {
         st = ft_call_queue(c, &o.qc);
         for (int s = 0; !st && s < 2; s++) st = ft_call_event(c, &o.ev[s]);
-        for (int s = 0; !st && s < OOC_NRING + 2; s++) {
+        for (int s = 0; !st && !pinned && s < OOC_NRING + 2; s++) {
             st = ft_call_pinned_doubles(c, OOC_RING, &o.ring[s]);
             if (!st) st = ft_call_event(c, &o.rev[s]);
         }

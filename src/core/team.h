@@ -12,7 +12,7 @@
 
 #include <pthread.h>
 
-#define FT_TEAM_MAX 8
+#define FT_TEAM_MAX 16
 
 typedef void (*ft_team_fn)(void *arg, int t, int nt);
 
@@ -51,7 +51,7 @@ void ft_team_stop(ft_team_t *team);
 #define FT_TEAM_MIN_WORK ((long long)1 << 20)
 void ft_team_par(ft_team_fn fn, void *arg, long long work);
 /* Threads of the shared team: FTLA_HOST_THREADS if set (1 = none), else the online CPUs,
- * at most FT_TEAM_MAX. */
+ * at most FT_TEAM_MAX (16: the out-of-core ft_dgemm packs pageable chunks with it). */
 int ft_host_threads(void);
 
 #endif

@@ -340,6 +340,16 @@ static void c_describe(char *buf, size_t len)
     snprintf(buf, len, "%s cc%d.%d %dSM", pr.name, pr.major, pr.minor, pr.multiProcessorCount);
 }
 
+static int c_host_pinned(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError(); /* not an error to keep */
+        return 0;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
 static size_t c_mem_free(void)
 {
     size_t avail = 0, total = 0;
@@ -668,6 +678,7 @@ static ft_backend_t make_table(void)
     b.alloc_host = c_alloc_host;
     b.free_host = c_free_host;
     b.mem_free = c_mem_free;
+    b.host_pinned = c_host_pinned;
     b.describe = c_describe;
     b.queue_create = c_queue_create;
     b.queue_destroy = c_queue_destroy;
