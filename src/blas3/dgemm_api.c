@@ -84,6 +84,14 @@ static int driver(ft_call_t *c, int is_gpu, char ta, char tb, ft_int m, ft_int n
                 .alpha = alpha, .beta = beta, .A = A, .B = B, .C = C, .lda = lda, .ldb = ldb,
                 .ldc = ldc, .inject_step = -1};
     if (!g.kern) return FT_ERR_INTERNAL;
+    if (be->kind == FT_DEVICE_CUDA && g.pol.protect == FT_PROTECT_ABFT && !scale_only) {
+        /* the rare path's kernels loaded before a real fault needs them (once per process) */
+        static int warmed;
+        if (!__atomic_exchange_n(&warmed, 1, __ATOMIC_ACQ_REL)) {
+            const int st = dgemm_warm_repair(c, g.kern);
+            if (st) ft_log(c->ctx, 1, "dgemm: warm-up of the repair path: %s", ft_strerror(st));
+        }
+    }
     FT_CHECK(ft_call_event(c, &g.ev0));
     FT_CHECK(ft_call_event(c, &g.ev1));
     const int host_on_gpu = !is_gpu && be->kind == FT_DEVICE_CUDA;

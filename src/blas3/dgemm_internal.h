@@ -46,6 +46,8 @@ typedef struct {
     /* fault injection: the planned faults with this step or none (-1: all); the out-of-core
      * scheduler numbers its sub-products */
     int64_t inject_step;
+    int warm; /* the warm-up product (dgemm_warm_repair): one element changed after the product,
+               * no planned fault taken */
 } gemm_t;
 
 static inline char dgemm_flip(char t) { return ft_is_notrans(t) ? 'T' : 'N'; }
@@ -78,6 +80,12 @@ int dgemm_tmr(gemm_t *g);
 /* The product on work memory as the policy says: ABFT, TMR, or plain (protection off, or
  * scale_only: C := beta C) (dgemm_api.c). */
 int dgemm_run(gemm_t *g, int scale_only);
+
+/* Once per process on a device backend: a small protected product with one changed element,
+ * for each transpose of A and B, so that the kernels of the rare path (ftla's and cuBLAS's,
+ * loaded lazily by CUDA) are loaded before the first real fault (issue 12: the first
+ * corrected fault of a process cost ~23 ms). Its report is discarded. */
+int dgemm_warm_repair(ft_call_t *c, const dgemm_kernels_t *kern);
 
 /* Out of core (dgemm_ooc.c): host data larger than the work memory the call may use. */
 typedef struct {
