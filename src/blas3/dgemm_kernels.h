@@ -85,6 +85,15 @@ typedef struct dgemm_kernels {
      * elements of [0] (UINT64_MAX when none). */
     int (*tmr_vote)(ft_queue_t *q, int64_t m, int64_t n, double *X0, int64_t ldx0,
                     const double *X1, const double *X2, int64_t ldr, uint64_t *cnt);
+    /* Optional (NULL, or a nonzero return before any work: the driver's separate passes). The
+     * encoding's passes over op(A) = A^T (A stored k x m, ld lda) in one read: for each stored
+     * column i, anorm[i] = sum_l |scale A(l, i)| (block_sums' absolute sums with T = k),
+     * P(i, j) = sum_l A(l, i) Y(l, j) for j < nw (Y: k x nw, ld ldy; P ld ldp), and, when dig is
+     * not NULL, dig[i] = the digest of column i (backend.h digest, bit for bit). Returns 1,
+     * having done nothing, for sizes it does not handle (nw > 8); a status < 0 on failure. */
+    int (*encode_at)(ft_queue_t *q, int64_t k, int64_t m, const double *A, int64_t lda,
+                     const double *Y, int64_t ldy, int nw, double scale, double *anorm,
+                     double *P, int64_t ldp, uint64_t *dig);
 } dgemm_kernels_t;
 
 /* The vote of one element (both backends): 0 all equal, 1 outvoted or corrected, 2 all differ.

@@ -100,6 +100,64 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/*
+ * encode_at (dgemm_kernels.h): one warp for CPW consecutive stored columns of A (rows of op(A)
+ * = A^T), its lanes striding down them (coalesced); each row of Y loaded once for the CPW
+ * columns. The digest sums ft_digest_mix of the bits like the backend's digest kernel (integer
+ * sums: the same value whatever the order).
+ */
+template <int NWMAX>
+__global__ void __launch_bounds__(kThreads)
+    encode_at_kernel(int64_t k, int64_t m, const double *__restrict__ A, int64_t lda,
+                     const double *__restrict__ Y, int64_t ldy, int nw, double scale,
+                     double *__restrict__ anorm, double *__restrict__ P, int64_t ldp,
+                     unsigned long long *__restrict__ dig)
+{
+    constexpr int CPW = 4;
+    const int lane = threadIdx.x & 31;
+    const int64_t warp = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int64_t nwarps = ((int64_t)gridDim.x * blockDim.x) >> 5;
+    for (int64_t i0 = warp * CPW; i0 < m; i0 += nwarps * CPW) {
+        double s[CPW], p[CPW][NWMAX];
+        unsigned long long h[CPW];
+#pragma unroll
+        for (int c = 0; c < CPW; c++) {
+            s[c] = 0.0, h[c] = 0ull;
+#pragma unroll
+            for (int j = 0; j < NWMAX; j++) p[c][j] = 0.0;
+        }
+        const int nc = m - i0 < CPW ? (int)(m - i0) : CPW;
+        for (int64_t l = lane; l < k; l += 32) {
+            double y[NWMAX];
+#pragma unroll
+            for (int j = 0; j < NWMAX; j++) y[j] = j < nw ? __ldg(Y + l + j * ldy) : 0.0;
+#pragma unroll
+            for (int c = 0; c < CPW; c++) {
+                if (c >= nc) break;
+                const double a = __ldg(A + l + (i0 + c) * lda);
+                s[c] += fabs(scale * a);
+                h[c] += ft_digest_mix((uint64_t)__double_as_longlong(a), l);
+#pragma unroll
+                for (int j = 0; j < NWMAX; j++) p[c][j] = fma(a, y[j], p[c][j]);
+            }
+        }
+#pragma unroll
+        for (int c = 0; c < CPW; c++) {
+            for (int off = 16; off > 0; off >>= 1) {
+                s[c] += __shfl_down_sync(kFullMask, s[c], off);
+                h[c] += __shfl_down_sync(kFullMask, h[c], off);
+#pragma unroll
+                for (int j = 0; j < NWMAX; j++) p[c][j] += __shfl_down_sync(kFullMask, p[c][j], off);
+            }
+            if (lane == 0 && c < nc) {
+                anorm[i0 + c] = s[c];
+                if (dig) dig[i0 + c] = h[c];
+                for (int j = 0; j < nw; j++) P[i0 + c + j * ldp] = p[c][j];
+            }
+        }
+    }
+}
+
 } /* namespace */
 
 extern "C" {
@@ -174,7 +232,27 @@ static int c_tmr_vote(ft_queue_t *q, int64_t m, int64_t n, double *X0, int64_t l
     return FT_SUCCESS;
 }
 
-static const dgemm_kernels_t g_cuda = {c_verify_rows, NULL, c_tmr_vote};
+static int c_encode_at(ft_queue_t *q, int64_t k, int64_t m, const double *A, int64_t lda,
+                       const double *Y, int64_t ldy, int nw, double scale, double *anorm,
+                       double *P, int64_t ldp, uint64_t *dig)
+{
+    if (nw < 1 || nw > 8 || k < 1 || m < 1) return 1; /* the driver's separate passes */
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const int64_t nsm = ftla_cuda_queue_sm_count(q);
+    const int64_t warps = ceil_div(m, 4);
+    const dim3 grid((unsigned)imin(ceil_div(warps, kThreads / 32), 16 * nsm));
+    unsigned long long *d = (unsigned long long *)dig;
+    if (nw <= 2)
+        encode_at_kernel<2><<<grid, kThreads, 0, s>>>(k, m, A, lda, Y, ldy, nw, scale, anorm, P,
+                                                      ldp, d);
+    else
+        encode_at_kernel<8><<<grid, kThreads, 0, s>>>(k, m, A, lda, Y, ldy, nw, scale, anorm, P,
+                                                      ldp, d);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+static const dgemm_kernels_t g_cuda = {c_verify_rows, NULL, c_tmr_vote, c_encode_at};
 
 const dgemm_kernels_t *dgemm_kernels_cuda(void) { return &g_cuda; }
 
