@@ -294,6 +294,20 @@ static int sub_product(ooc_t *o, int64_t t, int first, int64_t mi, int64_t nj, i
     return st ? st : st2;
 }
 
+/* The input C of block b (beta != 0) into the block buffer on the main queue: through the
+ * caller's two ring slots when there is a ring, else directly. */
+static int block_in(ooc_t *o, int64_t b)
+{
+    gemm_t *g = o->g;
+    if (g->beta == 0.0) return FT_SUCCESS;
+    int64_t i0, j0, l0, mi, nj, kl;
+    chunk_of(o, b * o->p.nbk, &i0, &j0, &l0, &mi, &nj, &kl);
+    const double *h = g->C + i0 + j0 * g->ldc;
+    if (!o->ring[0]) return g->be->set_matrix(g->qm, mi, nj, h, g->ldc, o->dC, mi);
+    int64_t next = 0;
+    return put_ring(o, g->qm, OOC_NRING, 2, &next, mi, nj, h, g->ldc, o->dC, mi);
+}
+
 /* Block b in line (the host backend, and the recomputation of a failed block): its chunks
  * copied on the main queue. Returns the worst status of its chunks. */
 static int block_inline(ooc_t *o, int64_t b, int *bad)
@@ -304,8 +318,7 @@ static int block_inline(ooc_t *o, int64_t b, int *bad)
         const int64_t t = b * o->p.nbk + l;
         int64_t i0, j0, l0, mi, nj, kl;
         chunk_of(o, t, &i0, &j0, &l0, &mi, &nj, &kl);
-        if (l == 0 && g->beta != 0.0)
-            FT_CHECK(g->be->set_matrix(g->qm, mi, nj, g->C + i0 + j0 * g->ldc, g->ldc, o->dC, mi));
+        if (l == 0) FT_CHECK(block_in(o, b));
         FT_CHECK(copy_chunk(o, g->qm, t));
         int st = sub_product(o, t, l == 0, mi, nj, kl);
         if (st == FT_ERR_UNCORRECTABLE) *bad = st;
@@ -382,13 +395,7 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
             const int64_t t = b * p->nbk + l;
             int64_t i0, j0, l0, mi, nj, kl;
             chunk_of(&o, t, &i0, &j0, &l0, &mi, &nj, &kl);
-            if (l == 0 && g->beta != 0.0) {
-                int64_t cnext = 0;
-                st = o.ring[0] ? put_ring(&o, g->qm, OOC_NRING, 2, &cnext, mi, nj,
-                                          g->C + i0 + j0 * g->ldc, g->ldc, o.dC, mi)
-                               : be->set_matrix(g->qm, mi, nj, g->C + i0 + j0 * g->ldc, g->ldc,
-                                                o.dC, mi);
-            }
+            if (l == 0) st = block_in(&o, b);
             pthread_mutex_lock(&o.mu);
             while (o.produced <= t && !o.perr) pthread_cond_wait(&o.cv, &o.mu);
             if (!st && o.perr) st = o.perr;
