@@ -303,6 +303,75 @@ static void test_device(ft_context_t *ctx, const givens_kernels_t *gk, tu_rng_t 
     free(hc), free(hs), free(hx);
 }
 
+/* hess_to_tri at the extremes of the range, on the device: the persistent kernel's generation
+ * runs unnormalized and must hand batches it cannot run safely to dlartg itself (docs/givens.md,
+ * session 6). kind 0: the whole matrix times scale; 1: columns graded over 2^-300 .. 2^300
+ * times scale; 2: exact zeros (zero subdiagonals, zero diagonal entries, a zero column), so
+ * that f = 0 and g = 0 both occur. */
+static void test_h2t_extreme(ft_context_t *ctx, const givens_kernels_t *gk, tu_rng_t *rng, int64_t n, double scale,
+                             int kind)
+{
+    const ft_backend_t *be = ft_backend_cuda();
+    ft_queue_t *q = NULL;
+    TU_CHECK(be->queue_create(ctx, NULL, &q) == 0, "queue");
+    const int64_t ld = n + 1, ns = n - 1;
+    double *H = tu_malloc(ld * n), *T = tu_malloc(ld * n), *sub = tu_malloc(n);
+    double *hsub = tu_malloc(n), *c = tu_malloc(n), *s = tu_malloc(n);
+    fill_upper(rng, n, n, H, ld);
+    for (int64_t j = 0; j < n; j++) H[j + j * ld] = 2.0 + sqrt((double)n);
+    for (int64_t j = 0; j < ns; j++) sub[j] = tu_uniform(rng);
+    for (int64_t j = 0; j < n; j++) {
+        const double f = kind == 1 ? ldexp(scale, (int)(j % 601) - 300) : scale;
+        for (int64_t i = 0; i <= j; i++) H[i + j * ld] *= f;
+        if (j < ns) sub[j] *= f;
+    }
+    if (kind == 2)
+        for (int64_t j = 0; j < n; j++) {
+            if (j % 97 == 5 || (j >= 300 && j < 340)) sub[j < ns ? j : 0] = 0.0;
+            if (j % 131 == 7) H[j + j * ld] = 0.0;
+            if (j == 450)
+                for (int64_t i = 0; i <= j; i++) H[i + j * ld] = 0.0;
+            if (j == 450 && j < ns) sub[j] = 0.0;
+        }
+    double *dR, *dsub, *dc, *ds;
+    TU_CHECK(be->alloc((void **)&dR, sizeof(double) * ld * n) == 0 &&
+                 be->alloc((void **)&dsub, sizeof(double) * n) == 0 &&
+                 be->alloc((void **)&dc, sizeof(double) * n) == 0 &&
+                 be->alloc((void **)&ds, sizeof(double) * n) == 0,
+             "alloc");
+    be->set_matrix(q, ld, n, H, ld, dR, ld);
+    be->set_matrix(q, ns, 1, sub, ns, dsub, ns);
+    TU_CHECK(gk->hess_to_tri(q, n, n, dR, ld, dsub, dc, ds) == 0, "%s hess_to_tri status",
+             gk->name);
+    be->get_matrix(q, ld, n, dR, ld, T, ld);
+    be->get_matrix(q, ns, 1, dsub, ns, hsub, ns);
+    TU_CHECK(be->sync(q) == 0, "sync");
+    givens_ref_hess_to_tri(n, n, H, ld, sub, c, s);
+    /* column by column against the column's own size: the graded matrices' columns differ by
+     * 2^600, and a rotation mixes rows, not columns, so each column keeps its scale */
+    double e = 0.0;
+    int sent, subz = 1, fin = 1;
+    (void)upper_diff(n, n, T, ld, H, ld, &sent);
+    for (int64_t j = 0; j < n; j++) {
+        double cm = 0.0, cd = 0.0;
+        for (int64_t i = 0; i <= j; i++) {
+            cm = fmax(cm, fabs(H[i + j * ld]));
+            cd = fmax(cd, fabs(T[i + j * ld] - H[i + j * ld]));
+            fin &= isfinite(T[i + j * ld]);
+        }
+        if (cm > 0.0) e = fmax(e, cd / cm);
+        else e = fmax(e, cd > 0.0 ? 1.0 : 0.0);
+    }
+    for (int64_t j = 0; j < ns; j++) subz &= hsub[j] == 0.0;
+    TU_CHECK(e <= 16.0 * (double)n * U && sent && subz && fin,
+             "%s %lld hess_to_tri at scale %g kind %d: %.3g (finite %d, storage kept %d, sub "
+             "zero %d)",
+             gk->name, (long long)n, scale, kind, e, fin, sent, subz);
+    be->free(dR), be->free(dsub), be->free(dc), be->free(ds);
+    be->queue_destroy(q);
+    free(H), free(T), free(sub), free(hsub), free(c), free(s);
+}
+
 int main(int argc, char **argv)
 {
     const ft_device_t dev = tu_device_from_args(argc, argv);
@@ -345,6 +414,17 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof rect / sizeof rect[0]; i++)
             if (rect[i][0] <= cap && rect[i][1] <= cap)
                 test_device(ctx, tabs[t], &rng, rect[i][0], rect[i][1]);
+    }
+    /* the extremes: scales 2^+-700 and 1e+-150, graded columns, exact zeros */
+    const double scales[] = {1.0, 0x1p700, 0x1p-700, 1e150, 1e-150};
+    for (int t = 1; t < 4 && tabs[t]; t++) {
+        if (cap < 1000) break;
+        for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++)
+            test_h2t_extreme(ctx, tabs[t], &rng, 1000, scales[i], 0);
+        test_h2t_extreme(ctx, tabs[t], &rng, 1000, 1.0, 1);
+        test_h2t_extreme(ctx, tabs[t], &rng, 1000, 1e-20, 1);
+        test_h2t_extreme(ctx, tabs[t], &rng, 1000, 1.0, 2);
+        test_h2t_extreme(ctx, tabs[t], &rng, 700, 1.0, 2);
     }
     ft_context_destroy(ctx);
     return tu_finish();

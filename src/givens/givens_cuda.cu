@@ -418,8 +418,9 @@ __global__ void __launch_bounds__(GT) gen_zero(int64_t np, double *x, double *c,
  * resident (cooperative launch), so the spin-waits cannot deadlock. */
 namespace h2tp {
 
-constexpr int PNB = 64, NT = 256, LDL = 2 * PNB + 1, LDD = PNB + 1, MAXG = 4;
-constexpr size_t LEADER_DBL = 2 * PNB * LDL + 2 * PNB * LDD + 4 * PNB;
+constexpr int PNB = 64, NT = 384, LDL = 2 * PNB + 1, LDD = PNB + 1, MAXG = 4;
+constexpr int DPC = PNB + 6; /* a diagonal buffer's columns: 64 and the padding warp 0 reads */
+constexpr size_t LEADER_DBL = 2 * PNB * LDL + 2 * DPC * LDD + 4 * PNB + 2 * 16 * PNB + 7 * PNB + 4;
 constexpr size_t WORKER_DBL = MAXG * PNB * LDD + 2 * PNB;
 constexpr size_t SMEM = (LEADER_DBL > WORKER_DBL ? LEADER_DBL : WORKER_DBL) * sizeof(double);
 
@@ -430,6 +431,7 @@ struct Args {
     int *sync; /* [0]: blocks published; [1 + q]: panel q has blocks 0 .. q-3 */
     /* diagnostics (FTLA_H2T_PROFILE set): cycle counts per role, printed after the call */
     long long *prof;
+    int bsync; /* FTLA_H2T_BSYNC=1: warp 2 waits at the hand-over to warp 1 (bar.sync, not arrive) */
 };
 #define PROF_ADD(i, t0)                                                                          \
     do {                                                                                          \
@@ -449,42 +451,103 @@ __device__ __forceinline__ void cp_wait()
     asm volatile("cp.async.commit_group;\ncp.async.wait_group 0;\n" ::: "memory");
 }
 
-/* H(r, j) as stored: the upper part of R, the subdiagonal in sub, zero below */
-__device__ __forceinline__ double hval(const Args &a, int64_t r, int64_t j)
-{
-    if (j >= a.n || r >= a.m) return 0.0;
-    if (r <= j) return __ldcg(a.R + r + j * a.ldr);
-    if (r == j + 1 && j < a.ns) return __ldcg(a.sub + j);
-    return 0.0;
-}
-
 /* rows r0 + rr (rr in [lo, hi]) of panel q's 64 columns into buf (column stride ld, row rr at
- * buf[t * ld + rr - base]); threads [t0, t0 + nt) of the block */
+ * buf[t * ld + rr - base]); warps [w0, w0 + nw) of the block, a warp per column (coalesced,
+ * no index division) */
 __device__ void prefetch(const Args &a, double *buf, int ld, int base, int64_t r0, int lo, int hi,
-                         int q, int t0, int nt)
+                         int q, int wi, int nw)
 {
-    const int rows = hi - lo + 1;
-    for (int idx = threadIdx.x - t0; idx < PNB * rows; idx += nt) {
-        const int t = idx / rows, rr = lo + idx % rows;
-        const int64_t r = r0 + rr, j = (int64_t)q * PNB + t;
-        double *d = buf + t * ld + rr - base;
-        if (j < a.n && r < a.m && r <= j) cp8(d, a.R + r + j * a.ldr);
-        else *d = hval(a, r, j);
+    const int lane = threadIdx.x & 31;
+    for (int t = wi; t < PNB; t += nw) {
+        const int64_t j = (int64_t)q * PNB + t;
+        double *col = buf + t * ld - base;
+        for (int rr = lo + lane; rr <= hi; rr += 32) {
+            const int64_t r = r0 + rr;
+            if (j < a.n && r < a.m && r <= j) cp8(col + rr, a.R + r + j * a.ldr);
+            else if (j < a.ns && r == j + 1 && r < a.m) cp8(col + rr, a.sub + j);
+            else col[rr] = 0.0;
+        }
     }
 }
+
+/* The leader's generation (warp 0) runs the rotations unnormalized, so that its serial chain
+ * has neither a square root nor a range test (docs/givens.md, "Session 6"). With the working
+ * row w_p = eps_p sigma_p W_p (sigma_p = tau_p^(-1/2) > 0, eps_p = +-1) and f_p = w_p(p),
+ * g_p = H(p+1, p), dlartg's rotation gives
+ *     W_(p+1) = -g_p W_p + F_p H(p+1, :),   tau_(p+1) = F_p^2 + g_p^2 tau_p,   eps_(p+1) = sgn F_p,
+ * two FMAs a step on the chain, and afterwards, off it (warp 2, 16 rotations at a time):
+ *     c_p = |F_p| / sqrt(tau_(p+1)),  s_p = eps_p sgn(F_p) g_p sqrt(tau_p / tau_(p+1)),
+ *     r_p = eps_p sgn(F_p) sqrt(tau_(p+1) / tau_p),  R(p, j) = a_p W_p(j) + s_p H(p+1, j),
+ *     a_p = eps_p c_p / sqrt(tau_p)
+ * (dlartg's c >= 0, r = sign(f) sqrt(f^2 + g^2)). Every block restarts from the normalized
+ * carry row (tau = 1, eps = 1); every four steps W, F and tau are rescaled by a power of two
+ * (exact) so that tau stays near 1. A batch of 16 whose tau leaves [2^-300, 2^300], whose F
+ * is zero, or whose carries are not finite (extreme scales, exact zeros) is redone with the
+ * normalized chain and dlartg itself, from its first step. */
+/* eight rotations down two columns (carries x0, x1; row i+1 read, row i written): every load
+ * before the first store, so the chain waits on no shared-memory round trip */
+__device__ __forceinline__ void apply8(double *a0, double *a1, const double *cs, const double *ss,
+                                       double &x0, double &x1)
+{
+    double c[8], s[8], y0[8], y1[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        c[i] = cs[i];
+        s[i] = ss[i];
+        y0[i] = a0[i + 1];
+        y1[i] = a1[i + 1];
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        a0[i] = s[i] * y0[i] + c[i] * x0;
+        x0 = c[i] * y0[i] - s[i] * x0;
+        a1[i] = s[i] * y1[i] + c[i] * x1;
+        x1 = c[i] * y1[i] - s[i] * x1;
+    }
+}
+
+__device__ __forceinline__ void apply8_1(double *a0, const double *cs, const double *ss, double &x0)
+{
+    double c[8], s[8], y0[8];
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        c[i] = cs[i];
+        s[i] = ss[i];
+        y0[i] = a0[i + 1];
+    }
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        a0[i] = s[i] * y0[i] + c[i] * x0;
+        x0 = c[i] * y0[i] - s[i] * x0;
+    }
+}
+
+constexpr int NBAT = 16;
+constexpr int NHW = 7; /* helper warps: 3, 5, 6, 7, 9, 10, 11 of NT = 384 */
+static_assert(NT == 384, "the helper warps are laid out for 12 warps");
+#define FTLA_BAR_SYNC(id, n) asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(n) : "memory")
+#define FTLA_BAR_ARRIVE(id, n) asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(n) : "memory")
 
 __device__ void leader(const Args &a, double *sm)
 {
     /* buffer x of each pair at base + x * size (no local arrays: they would live in memory) */
 #define bufL(x) (sm + (x) * (PNB * LDL))
-#define bufD(x) (sm + 2 * PNB * LDL + (x) * (PNB * LDD))
-    double *rot = sm + 2 * PNB * LDL + 2 * PNB * LDD; /* block b: c at rot + (b&1) 2 NB, s + NB */
+#define bufD(x) (sm + 2 * PNB * LDL + (x) * (DPC * LDD))
+    double *rot = sm + 2 * PNB * LDL + 2 * DPC * LDD; /* block b: c at rot + (b&1) 2 NB, s + NB */
+    double *Ur = rot + 4 * PNB;        /* ring of 2 batches: W_p (pre-update), row p & 31 */
+    double *FF = Ur + 2 * NBAT * PNB;  /* per step: F_p, tau_p, tau_(p+1) (slow: c, s, r) */
+    double *TA = FF + PNB, *TB = TA + PNB;
+    double *PA = TB + PNB, *PS = PA + PNB, *PR = PS + PNB; /* a_p, s_p, r_p */
+    double *CO = PR + PNB;             /* carry out of a wide last block's columns */
+    int *mode = (int *)(CO + PNB);     /* per batch: 0 unnormalized, 1 normalized (dlartg) */
     const int tid = threadIdx.x, warp = tid >> 5, lane = tid & 31;
     const int Pd = a.Pd;
 
+    for (int i = tid; i < 2 * (DPC - PNB) * LDD; i += NT)
+        bufD(i / ((DPC - PNB) * LDD))[PNB * LDD + i % ((DPC - PNB) * LDD)] = 0.0;
     /* prologue: panel 0's diagonal block, rows 0 .. 64 of panel 1 (its look-ahead rows) */
-    prefetch(a, bufD(0), LDD, 0, 0, 0, PNB, 0, 0, NT);
-    if (Pd > 1) prefetch(a, bufL(1), LDL, -PNB, 0, 0, PNB, 1, 0, NT);
+    prefetch(a, bufD(0), LDD, 0, 0, 0, PNB, 0, warp, NT / 32);
+    if (Pd > 1) prefetch(a, bufL(1), LDL, -PNB, 0, 0, PNB, 1, warp, NT / 32);
     cp_wait();
     __syncthreads();
 
@@ -494,64 +557,220 @@ __device__ void leader(const Args &a, double *sm)
         const int64_t p0 = (int64_t)k * PNB;
         const int nr = (int)(a.ns - p0 < PNB ? a.ns - p0 : PNB);
         const int ncol = (int)(a.n - p0 < PNB ? a.n - p0 : PNB);
+        const int nb = (nr + NBAT - 1) / NBAT;
         const bool hasL = k + 1 < Pd;
         double *D = bufD(k & 1), *L = bufL((k + 1) & 1);
         double *rc = rot + (k & 1) * 2 * PNB, *rp = rot + ((k + 1) & 1) * 2 * PNB;
         if (warp == 0) {
-            /* generate block k; lane owns columns t = lane and lane + 32. Each column runs as a
-             * carry chain: x_t = its entry in row p after rotations 0 .. p-1 (a register), the
-             * original row p+1 read from D (independent of the chain), the finished row p
-             * written back. Rotation p+1 is formed by every lane from rotation p and column
-             * p+1's carry, diagonal and subdiagonal (shuffled from its owner one step ahead,
-             * off the chain): f' = c h - s x, so the serial chain per rotation is two flops and
-             * dlartg (one rsqrt) with no shared-memory round trip, barrier or divergence. */
-            double x0 = D[lane * LDD], x1 = D[(lane + 32) * LDD];
-            const double dg0 = D[lane * LDD + lane];
-            const double dg1 = D[(lane + 32) * LDD + lane + 32];
-            const double sg0 = D[lane * LDD + lane + 1], sg1 = D[(lane + 32) * LDD + lane + 33];
-            double c, s, r;
-            givens_lartg_fast(D[0], D[1], &c, &s, &r);
-            for (int p = 0; p < nr; p++) {
-                const int q = p + 1, ql = q & 31;
-                const bool hi = q >= 32;
-                /* column p+1 before rotation p (its owner's carry), diagonal, subdiagonal */
-                const double xa = __shfl_sync(0xffffffffu, hi ? x1 : x0, ql);
-                const double ya = __shfl_sync(0xffffffffu, hi ? dg1 : dg0, ql);
-                const double ga = __shfl_sync(0xffffffffu, hi ? sg1 : sg0, ql);
-                double cn = 0.0, sn = 0.0, rn = 0.0;
-                if (q < nr) givens_lartg_fast(c * ya - s * xa, ga, &cn, &sn, &rn);
-                if (lane == 0) {
-                    rc[p] = c;
-                    rc[PNB + p] = s;
-                    a.c[p0 + p] = c;
-                    a.s[p0 + p] = s;
+            const int t0 = lane, t1 = lane + 32;
+            double X0 = D[t0 * LDD], X1 = D[t1 * LDD];
+            double F = D[0], T = 1.0, wa = D[LDD], wb = D[2 * LDD];
+            bool slow = false;
+            /* step p's operands, loaded a step ahead (the loads of step p+1 go out before step
+             * p's stores, so no shared-memory latency sits on the chain): g_p = H(p+1, p) at
+             * dp[0], H(p+1, p+1 .. p+3) at dp[LDD], dp[2 LDD], dp[3 LDD] (past the block they
+             * read the buffer's padding columns, unused), H(p+1, own columns) at yp[0],
+             * yp[32 LDD]; dp = D + p (LDD + 1) + 1, yp = D + t0 LDD + p + 1. Within a batch
+             * every offset is a constant of the unrolled code. */
+            const double *dp = D + 1, *yp = D + t0 * LDD + 1;
+            double cg = dp[0], ch1 = dp[LDD], ch2 = dp[2 * LDD], ch3 = dp[3 * LDD], cy0 = yp[0],
+                   cy1 = yp[32 * LDD];
+            for (int c = 0; c < nb; c++) {
+                const int pb = c * NBAT, pe = pb + NBAT < nr ? pb + NBAT : nr;
+                if (c >= 2) { /* ring slot free */
+                    const long long tw = clock64();
+                    FTLA_BAR_SYNC(11 + c - 2, 64);
+                    if (lane == 0) PROF_ADD(13, tw);
                 }
-                {
-                    double *col = D + lane * LDD;
-                    const double y = col[p + 1], o = s * y + c * x0;
-                    if (lane > p && lane < ncol) col[p] = o;
-                    else if (lane == p) col[p] = r;
-                    x0 = c * y - s * x0;
+                if (!slow) {
+                    double vmin = 1.0;
+                    bool fnz = true;
+                    double *ub = Ur + (pb & (2 * NBAT - 1)) * PNB;
+                    double *fb = FF + pb, *tab = TA + pb, *tbb = TB + pb;
+#define FSTEP(I)                                                                                  \
+    {                                                                                             \
+        const int i_ = (I), o_ = (i_ + 1) * (LDD + 1);                                            \
+        const double g = cg, h1 = ch1, h2 = ch2, h3 = ch3, y0 = cy0, y1 = cy1;                   \
+        cg = dp[o_];                                                                              \
+        ch1 = dp[o_ + LDD];                                                                       \
+        ch2 = dp[o_ + 2 * LDD];                                                                   \
+        ch3 = dp[o_ + 3 * LDD];                                                                   \
+        cy0 = yp[i_ + 1];                                                                         \
+        cy1 = yp[i_ + 1 + 32 * LDD];                                                              \
+        const int q3 = pb + i_ + 3;                                                               \
+        const double S = __shfl_sync(0xffffffffu, (q3 & 32) ? X1 : X0, q3 & 31);                 \
+        const double G = -g;                                                                      \
+        const double Fn = fma(F, h1, G * wa), Tn = fma(g * g, T, F * F);                          \
+        const double wan = fma(F, h2, G * wb), wbn = fma(F, h3, G * S);                           \
+        ub[i_ * PNB + t0] = X0;                                                                   \
+        ub[i_ * PNB + t1] = X1;                                                                   \
+        X0 = fma(F, y0, G * X0);                                                                  \
+        X1 = fma(F, y1, G * X1);                                                                  \
+        if (lane == 0) {                                                                          \
+            fb[i_] = F;                                                                           \
+            tab[i_] = T;                                                                          \
+            tbb[i_] = Tn;                                                                         \
+        }                                                                                         \
+        vmin = fmin(vmin, Tn);                                                                    \
+        fnz = fnz && F != 0.0;                                                                    \
+        F = Fn;                                                                                   \
+        T = Tn;                                                                                   \
+        wa = wan;                                                                                 \
+        wb = wbn;                                                                                 \
+    }
+#define RESCALE()                                                                                 \
+    {                                                                                             \
+        const int e_ = (int)((__double_as_longlong(T) >> 52) & 0x7ff) - 1023, m_ = -(e_ >> 1);   \
+        const double sc = __longlong_as_double((long long)(m_ + 1023) << 52);                    \
+        T = T * sc * sc;                                                                          \
+        F *= sc;                                                                                  \
+        wa *= sc;                                                                                 \
+        wb *= sc;                                                                                 \
+        X0 *= sc;                                                                                 \
+        X1 *= sc;                                                                                 \
+    }
+                    if (pe - pb == NBAT) {
+#pragma unroll
+                        for (int i = 0; i < NBAT; i += 4) {
+                            FSTEP(i);
+                            FSTEP(i + 1);
+                            FSTEP(i + 2);
+                            FSTEP(i + 3);
+                            RESCALE();
+                        }
+                    } else {
+                        for (int i = 0; i < pe - pb; i++) {
+                            FSTEP(i);
+                            if ((i & 3) == 3) RESCALE();
+                        }
+                    }
+                    dp += (pe - pb) * (LDD + 1);
+                    yp += pe - pb;
+#undef FSTEP
+#undef RESCALE
+                    /* the carries of the columns still open after the batch must be finite */
+                    const bool okx = (t0 < pe || isfinite(X0)) && (t1 < pe || isfinite(X1));
+                    const bool ok = vmin >= 0x1p-300 && fnz && T <= 0x1p300 && isfinite(vmin);
+                    if (!__all_sync(0xffffffffu, okx) || !ok) {
+                        /* redo from pb, normalized: w_pb = eps sigma W_pb */
+                        __syncwarp();
+                        const double sg = rsqrt(TA[pb]) * (pb > 0 && FF[pb - 1] < 0.0 ? -1.0 : 1.0);
+                        const double *u = Ur + (pb & (2 * NBAT - 1)) * PNB;
+                        X0 = u[t0] * sg;
+                        X1 = u[t1] * sg;
+                        __syncwarp();
+                        slow = true;
+                    }
                 }
-                {
-                    double *col = D + (lane + 32) * LDD;
-                    const double y = col[p + 1], o = s * y + c * x1;
-                    if (lane + 32 > p && lane + 32 < ncol) col[p] = o;
-                    else if (lane + 32 == p) col[p] = r;
-                    x1 = c * y - s * x1;
+                if (slow) {
+                    for (int p = pb; p < pe; p++) {
+                        const double f = __shfl_sync(0xffffffffu, p >= 32 ? X1 : X0, p & 31);
+                        const double g = D[p * LDD + p + 1];
+                        double cr, sr, rr;
+                        givens_lartg(f, g, &cr, &sr, &rr);
+                        double *u = Ur + (p & (2 * NBAT - 1)) * PNB;
+                        u[t0] = X0;
+                        u[t1] = X1;
+                        if (lane == 0) {
+                            FF[p] = cr;
+                            TA[p] = sr;
+                            TB[p] = rr;
+                        }
+                        const double y0 = D[t0 * LDD + p + 1], y1 = D[t1 * LDD + p + 1];
+                        X0 = cr * y0 - sr * X0;
+                        X1 = cr * y1 - sr * X1;
+                    }
                 }
-                /* rotations 8c .. 8c+7 to warp 1: named barrier 3 + c, one arrive and one sync
-                 * per step each (warp 1 may be late without holding warp 0 up) */
-                if (hasL && (p & 7) == 7) asm volatile("bar.arrive %0, 64;\n" ::"r"(3 + (p >> 3)) : "memory");
-                c = cn;
-                s = sn;
-                r = rn;
+                if (c == nb - 1) {
+                    /* columns without a rotation of their own (a wide last block): their
+                     * normalized carry, for warp 2 to store after its last batch */
+                    __syncwarp();
+                    const double sg = slow ? 1.0 : rsqrt(T) * (FF[nr - 1] < 0.0 ? -1.0 : 1.0);
+                    if (t0 >= nr && t0 < ncol) CO[t0] = X0 * sg;
+                    if (t1 >= nr && t1 < ncol) CO[t1] = X1 * sg;
+                }
+                if (lane == 0) mode[c] = slow ? 1 : 0;
+                FTLA_BAR_ARRIVE(3 + c, 64);
             }
-            /* columns without a rotation of their own (a wide last block): their carry */
-            if (lane >= nr && lane < ncol) D[lane * LDD + nr] = x0;
-            if (lane + 32 >= nr && lane + 32 < ncol) D[(lane + 32) * LDD + nr] = x1;
-            __syncwarp();
             if (lane == 0) PROF_ADD(0, tp);
+        } else if (warp == 2) {
+            /* the rotations and the finished rows of the diagonal block, 16 at a time */
+            const int t0 = lane, t1 = lane + 32;
+            for (int c = 0; c < nb; c++) {
+                const int pb = c * NBAT, pe = pb + NBAT < nr ? pb + NBAT : nr;
+                const long long tw = clock64();
+                FTLA_BAR_SYNC(3 + c, 64);
+                if (lane == 0) PROF_ADD(14, tw);
+                const int p = pb + lane;
+                if (p < pe) {
+                    double cr, sr, rr, ar;
+                    if (mode[c] == 0) {
+                        const double F = FF[p], ta = TA[p], tb = TB[p];
+                        const double g = D[p * LDD + p + 1];
+                        const double ep = p > 0 && FF[p - 1] < 0.0 ? -1.0 : 1.0;
+                        const double sf = F < 0.0 ? -ep : ep;
+                        const double q1 = rsqrt(tb), q0 = rsqrt(ta);
+                        cr = fabs(F) * q1;
+                        sr = g * sf * (ta * q0) * q1;
+                        rr = sf * (tb * q1) * q0;
+                        ar = ep * cr * q0;
+                    } else {
+                        cr = FF[p], sr = TA[p], rr = TB[p], ar = cr;
+                    }
+                    PA[p] = ar;
+                    PS[p] = sr;
+                    PR[p] = rr;
+                    rc[p] = cr;
+                    rc[PNB + p] = sr;
+                    a.c[p0 + p] = cr;
+                    a.s[p0 + p] = sr;
+                }
+                __syncwarp();
+                double *c0 = D + t0 * LDD, *c1 = D + t1 * LDD;
+                if (pe - pb == NBAT) {
+                    /* every load of the batch before its first store (no aliasing stalls) */
+                    double va[NBAT], vs[NBAT], u0[NBAT], u1[NBAT], h0[NBAT], hh[NBAT];
+#pragma unroll
+                    for (int i = 0; i < NBAT; i++) {
+                        const int q = pb + i;
+                        const double *u = Ur + (q & (2 * NBAT - 1)) * PNB;
+                        va[i] = PA[q];
+                        vs[i] = PS[q];
+                        u0[i] = u[t0];
+                        u1[i] = u[t1];
+                        h0[i] = c0[q + 1];
+                        hh[i] = c1[q + 1];
+                    }
+#pragma unroll
+                    for (int i = 0; i < NBAT; i++) {
+                        const int q = pb + i;
+                        if (t0 > q && t0 < ncol) c0[q] = va[i] * u0[i] + vs[i] * h0[i];
+                        if (t1 > q && t1 < ncol) c1[q] = va[i] * u1[i] + vs[i] * hh[i];
+                    }
+                    if (t0 >= pb && t0 < pe) c0[t0] = PR[t0];
+                    if (t1 >= pb && t1 < pe) c1[t1] = PR[t1];
+                } else {
+                    for (int q = pb; q < pe; q++) {
+                        const double ar = PA[q], sr = PS[q];
+                        const double *u = Ur + (q & (2 * NBAT - 1)) * PNB;
+                        if (t0 > q && t0 < ncol) c0[q] = ar * u[t0] + sr * c0[q + 1];
+                        else if (t0 == q) c0[q] = PR[q];
+                        if (t1 > q && t1 < ncol) c1[q] = ar * u[t1] + sr * c1[q + 1];
+                        else if (t1 == q) c1[q] = PR[q];
+                    }
+                }
+                __syncwarp();
+                if (hasL) {
+                    if (a.bsync) FTLA_BAR_SYNC(7 + c, 64);
+                    else FTLA_BAR_ARRIVE(7 + c, 64);
+                }
+                if (c + 2 < nb) FTLA_BAR_ARRIVE(11 + c, 64);
+            }
+            if (lane == 0) PROF_ADD(15, tp);
+            if (!hasL) {
+                if (t0 >= nr && t0 < ncol) D[t0 * LDD + nr] = CO[t0];
+                if (t1 >= nr && t1 < ncol) D[t1 * LDD + nr] = CO[t1];
+            }
         } else if (warp == 1) {
             if (hasL) {
                 const int64_t jq = (int64_t)(k + 1) * PNB;
@@ -574,41 +793,29 @@ __device__ void leader(const Args &a, double *sm)
                     double x[2];
 #pragma unroll
                     for (int h = 0; h < 2; h++) x[h] = L[(lane + 32 * h) * LDL];
-                    for (int i = 0; i < PNB; i++) {
-                        const double ci = rp[i], si = rp[PNB + i];
-#pragma unroll
-                        for (int h = 0; h < 2; h++) {
-                            double *col = L + (lane + 32 * h) * LDL;
-                            const double y = col[i + 1];
-                            col[i] = si * y + ci * x[h];
-                            x[h] = ci * y - si * x[h];
-                        }
-                    }
+                    for (int i0 = 0; i0 < PNB; i0 += 8)
+                        apply8(L + lane * LDL + i0, L + (lane + 32) * LDL + i0, rp + i0,
+                               rp + PNB + i0, x[0], x[1]);
 #pragma unroll
                     for (int h = 0; h < 2; h++) L[(lane + 32 * h) * LDL + PNB] = x[h];
                     if (lane == 0) PROF_ADD(3, tp);
                     tp = clock64();
                 }
-                /* follow warp 0 through block k (full: k + 1 < Pd) */
+                /* follow warp 2 through block k (full: k + 1 < Pd) */
                 double x[2];
 #pragma unroll
                 for (int h = 0; h < 2; h++) x[h] = L[(lane + 32 * h) * LDL + PNB];
-                for (int i = 0; i < PNB; i++) {
-                    if ((i & 7) == 0) asm volatile("bar.sync %0, 64;\n" ::"r"(3 + (i >> 3)) : "memory");
-                    const double ci = rc[i], si = rc[PNB + i];
-#pragma unroll
-                    for (int h = 0; h < 2; h++) {
-                        double *col = L + (lane + 32 * h) * LDL + PNB;
-                        const double y = col[i + 1];
-                        col[i] = si * y + ci * x[h];
-                        x[h] = ci * y - si * x[h];
-                    }
+                for (int cb = 0; cb < PNB / NBAT; cb++) {
+                    FTLA_BAR_SYNC(7 + cb, 64);
+                    for (int i0 = cb * NBAT; i0 < cb * NBAT + NBAT; i0 += 8)
+                        apply8(L + lane * LDL + PNB + i0, L + (lane + 32) * LDL + PNB + i0,
+                               rc + i0, rc + PNB + i0, x[0], x[1]);
                 }
                 /* the carry is row 0 of panel k+1's diagonal block: after the helpers have
                  * stored what that buffer held (named barrier 2) */
                 if (lane == 0) PROF_ADD(4, tp);
                 tp = clock64();
-                asm volatile("bar.sync 2, 224;\n" ::: "memory");
+                FTLA_BAR_SYNC(2, 32 * (NHW + 1));
                 if (lane == 0) PROF_ADD(5, tp);
 #pragma unroll
                 for (int h = 0; h < 2; h++) {
@@ -616,9 +823,11 @@ __device__ void leader(const Args &a, double *sm)
                     L[(lane + 32 * h) * LDL + 2 * PNB] = x[h];
                 }
             }
-        } else {
-            const int ht = tid - 64, nh = NT - 64;
-            /* publish block k-1 (written by warp 0 before the barrier) */
+        } else if ((warp & 3) != 0) {
+            /* helpers: warps 3 .. except those that share warp 0's scheduler (warp % 4 == 0
+             * stay idle: the chain issues alone); a warp per column, lanes along its rows */
+            const int hw = warp - 3 - (warp > 4) - (warp > 8), nhw = NHW, ht = hw * 32 + lane;
+            /* publish block k-1 (written by warp 2 before the barrier) */
             if (k >= 1 && ht == 0) {
                 __threadfence();
                 vstore(a.sync, k);
@@ -627,28 +836,34 @@ __device__ void leader(const Args &a, double *sm)
             if (k >= 1) {
                 const int64_t q0 = p0 - PNB;
                 const double *Dp = bufD((k - 1) & 1);
-                for (int idx = ht; idx < PNB * LDD; idx += nh) {
-                    const int t = idx / LDD, rr = idx % LDD;
-                    const int64_t j = q0 + t, r = q0 + rr;
-                    if (j < a.n && r < a.m && rr <= t) a.R[r + j * a.ldr] = Dp[t * LDD + rr];
+                for (int t = hw; t < PNB; t += nhw) {
+                    const int64_t j = q0 + t;
+                    if (j >= a.n) break;
+#pragma unroll 3
+                    for (int rr = lane; rr <= t; rr += 32) {
+                        const int64_t r = q0 + rr;
+                        if (r < a.m) a.R[r + j * a.ldr] = Dp[t * LDD + rr];
+                    }
                 }
                 if (ht < PNB && q0 + ht < a.ns) a.sub[q0 + ht] = 0.0;
                 const double *Lp = bufL(k & 1);
                 const int lo = k >= 2 ? 0 : PNB; /* rows (k-2) NB .. k NB - 1 */
-                for (int idx = ht; idx < PNB * (2 * PNB - lo); idx += nh) {
-                    const int t = idx / (2 * PNB - lo), rr = lo + idx % (2 * PNB - lo);
+                for (int t = hw; t < PNB; t += nhw) {
                     const int64_t j = p0 + t;
-                    if (j < a.n) a.R[(p0 - 2 * PNB + rr) + j * a.ldr] = Lp[t * LDL + rr];
+                    if (j >= a.n) break;
+                    double *dst = a.R + (p0 - 2 * PNB) + j * a.ldr;
+#pragma unroll 4
+                    for (int rr = lo + lane; rr < 2 * PNB; rr += 32) dst[rr] = Lp[t * LDL + rr];
                 }
             }
-            asm volatile("bar.sync 1, 192;\n" ::: "memory");
+            FTLA_BAR_SYNC(1, 32 * nhw);
             if (ht == 0) PROF_ADD(6, tp);
             tp = clock64();
-            if (hasL) asm volatile("bar.arrive 2, 224;\n" ::: "memory");
+            if (hasL) FTLA_BAR_ARRIVE(2, 32 * (NHW + 1));
             /* prefetch: rows 1 .. 64 of panel k+1's diagonal block, rows k NB + 1 .. (k+2) NB
              * of panel k+2 (untouched so far) */
-            if (hasL) prefetch(a, bufD((k + 1) & 1), LDD, 0, p0 + PNB, 1, PNB, k + 1, 64, nh);
-            if (k + 2 < Pd) prefetch(a, bufL(k & 1), LDL, 0, p0, 1, 2 * PNB, k + 2, 64, nh);
+            if (hasL) prefetch(a, bufD((k + 1) & 1), LDD, 0, p0 + PNB, 1, PNB, k + 1, hw, nhw);
+            if (k + 2 < Pd) prefetch(a, bufL(k & 1), LDL, 0, p0, 1, 2 * PNB, k + 2, hw, nhw);
             cp_wait();
             if (ht == 0) PROF_ADD(7, tp);
         }
@@ -749,10 +964,111 @@ __device__ void worker(const Args &a, double *sm)
     }
 }
 
-__global__ void __launch_bounds__(NT) h2t_persistent(Args a)
+/* Workers when each owns at most MAXG panels (n <= MAXG * 64 * (workers), 33k on an H100):
+ * thread (g, t) owns column t of its g-th panel q = w + g nw for the whole call, its carry in a
+ * register. Rows r0 + 1 .. r0 + 64 of the next block are original until that block reaches them,
+ * so they are fetched (a warp per column, coalesced, asynchronous) while the worker waits for
+ * the block's rotations; the finished rows go back the same way. */
+__device__ bool wk_active(const Args &a, int q, int b)
+{
+    if (q >= a.Pall || q < 3) return false;
+    const int last = q < a.Pd ? q - 3 : a.Pd - 1;
+    return b <= last;
+}
+
+__device__ void worker_regs(const Args &a, double *sm)
+{
+    double *tile = sm, *rc = sm + MAXG * PNB * LDD;
+    const int tid = threadIdx.x, w = blockIdx.x - 1, nw = gridDim.x - 1;
+    const int warp = tid >> 5, lane = tid & 31;
+    const int pw = tid == 0 && (w == 0 || w == nw - 1) ? (w == 0 ? 9 : 11) : -1;
+    const int g = tid / PNB, t = tid % PNB, qm = w + g * nw;
+    const int64_t jm = (int64_t)qm * PNB + t;
+    const bool mine = g < MAXG && qm < a.Pall && jm < a.n;
+    double x = mine ? __ldcg(a.R + jm * a.ldr) : 0.0;
+    /* rows r0 + 1 .. r0 + nrb of every column of the slots active in block b */
+    auto fetch = [&](int b) {
+        const int64_t r0 = (int64_t)b * PNB;
+        const int nrb = (int)(a.ns - r0 < PNB ? a.ns - r0 : PNB);
+        for (int gt = warp; gt < MAXG * PNB; gt += NT / 32) {
+            const int gg = gt / PNB, tt = gt % PNB, q = w + gg * nw;
+            const int64_t j = (int64_t)q * PNB + tt;
+            if (!wk_active(a, q, b) || j >= a.n) continue;
+            const double *src = a.R + r0 + j * a.ldr;
+            for (int rr = 1 + lane; rr <= nrb; rr += 32) cp8(tile + gt * LDD + rr, src + rr);
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+    };
+    fetch(0);
+    for (int b = 0; b < a.Pd; b++) {
+        bool any = false;
+        for (int gg = 0; gg < MAXG; gg++) any |= wk_active(a, w + gg * nw, b);
+        if (!any) break;
+        long long tw = clock64();
+        if (tid == 0)
+            while (vload(a.sync) <= b) {
+            }
+        if (pw >= 0) PROF_ADD(pw, tw);
+        tw = clock64();
+        __syncthreads();
+        __threadfence();
+        const int64_t r0 = (int64_t)b * PNB;
+        const int nrb = (int)(a.ns - r0 < PNB ? a.ns - r0 : PNB);
+        if (tid < nrb) {
+            rc[tid] = __ldcg(a.c + r0 + tid);
+            rc[PNB + tid] = __ldcg(a.s + r0 + tid);
+        }
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        __syncthreads();
+        const bool act = mine && wk_active(a, qm, b);
+        if (act) {
+            double *col = tile + tid * LDD;
+            if (nrb == PNB) {
+                for (int i0 = 0; i0 < PNB; i0 += 8) apply8_1(col + i0, rc + i0, rc + PNB + i0, x);
+            } else {
+                for (int i = 0; i < nrb; i++) {
+                    const double y = col[i + 1], ci = rc[i], si = rc[PNB + i];
+                    col[i] = si * y + ci * x;
+                    x = ci * y - si * x;
+                }
+            }
+        }
+        __syncthreads();
+        /* the finished rows r0 .. r0 + nrb - 1 */
+        for (int gt = warp; gt < MAXG * PNB; gt += NT / 32) {
+            const int gg = gt / PNB, tt = gt % PNB, q = w + gg * nw;
+            const int64_t j = (int64_t)q * PNB + tt;
+            if (!wk_active(a, q, b) || j >= a.n) continue;
+            double *dst = a.R + r0 + j * a.ldr;
+#pragma unroll 2
+            for (int rr = lane; rr < nrb; rr += 32) dst[rr] = tile[gt * LDD + rr];
+        }
+        /* a panel's last block: its carry, then (after everyone's stores) its flag */
+        const bool last = act && !wk_active(a, qm, b + 1);
+        if (last) a.R[r0 + nrb + jm * a.ldr] = x;
+        __syncthreads();
+        if (tid == 0) {
+            bool fence = false;
+            for (int gg = 0; gg < MAXG; gg++) {
+                const int q = w + gg * nw;
+                if (q < a.Pd && wk_active(a, q, b) && !wk_active(a, q, b + 1)) {
+                    if (!fence) __threadfence();
+                    fence = true;
+                    vstore(a.sync + 1 + q, 1);
+                }
+            }
+        }
+        if (b + 1 < a.Pd) fetch(b + 1);
+        if (pw >= 0) PROF_ADD(pw + 1, tw);
+    }
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+}
+
+__global__ void __launch_bounds__(NT, 1) h2t_persistent(Args a)
 {
     extern __shared__ double sm[];
     if (blockIdx.x == 0) leader(a, sm);
+    else if (a.Pall <= MAXG * (int)(gridDim.x - 1)) worker_regs(a, sm);
     else worker(a, sm);
 }
 
@@ -868,6 +1184,7 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
     if (grid < 2) return FT_SUCCESS;
     const char *pe = getenv("FTLA_H2T_PROFILE");
     a.prof = NULL;
+    { const char *bs = getenv("FTLA_H2T_BSYNC"); a.bsync = bs && bs[0] == '1'; }
     if (pe) {
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, 16 * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, 16 * sizeof(long long), st));
@@ -891,10 +1208,10 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
         FTLA_CUDA_TRY(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, dev));
         const char *nm[] = {"w0-rot", "bar-end", "w1-wait", "w1-catchup", "w1-follow", "w1-bar2",
                             "h-store", "h-prefetch", "leader", "wk0-spin", "wk0-work",
-                            "wkL-spin", "wkL-work"};
+                            "wkL-spin", "wkL-work", "w0-waitC", "w2-waitA", "w2-all"};
         fprintf(stderr, "h2t-profile n=%lld grid=%lld steps=%d (us):", (long long)n,
                 (long long)grid, a.Pd);
-        for (int i = 0; i < 13; i++) fprintf(stderr, " %s=%.0f", nm[i], h[i] / (khz * 1e-3));
+        for (int i = 0; i < 16; i++) fprintf(stderr, " %s=%.0f", nm[i], h[i] / (khz * 1e-3));
         fprintf(stderr, "\n");
     }
     *ran = 1;
