@@ -893,6 +893,29 @@ __device__ void leader(const Args &a, double *sm)
 #undef bufD
 }
 
+/* a worker: wait until block b is published (thread 0 spins), then its rotations into rc (the
+ * caller synchronizes before reading them); returns the block's number of rotations. tw: the
+ * start of the work, for the profile. */
+__device__ int wk_take(const Args &a, int b, double *rc, int pw, long long &tw)
+{
+    const int tid = threadIdx.x;
+    tw = clock64();
+    if (tid == 0)
+        while (vload(a.sync) <= b) {
+        }
+    if (pw >= 0) PROF_ADD(pw, tw);
+    tw = clock64();
+    __syncthreads();
+    __threadfence();
+    const int64_t r0 = (int64_t)b * PNB;
+    const int nrb = (int)(a.ns - r0 < PNB ? a.ns - r0 : PNB);
+    if (tid < nrb) {
+        rc[tid] = __ldcg(a.c + r0 + tid);
+        rc[PNB + tid] = __ldcg(a.s + r0 + tid);
+    }
+    return nrb;
+}
+
 __device__ void worker(const Args &a, double *sm)
 {
     double *tile = sm, *rc = sm + MAXG * PNB * LDD;
@@ -904,20 +927,9 @@ __device__ void worker(const Args &a, double *sm)
         int qf = w + ((q1 - w + nw - 1) / nw > 0 ? (q1 - w + nw - 1) / nw : 0) * nw;
         if (qf < w) qf = w;
         if (qf >= a.Pall) break; /* nothing for this block or any later one */
-        long long tw = clock64();
-        if (tid == 0)
-            while (vload(a.sync) <= b) {
-            }
-        if (pw >= 0) PROF_ADD(pw, tw);
-        tw = clock64();
-        __syncthreads();
-        __threadfence();
+        long long tw;
+        const int nrb = wk_take(a, b, rc, pw, tw);
         const int64_t r0 = (int64_t)b * PNB;
-        const int nrb = (int)(a.ns - r0 < PNB ? a.ns - r0 : PNB);
-        if (tid < nrb) {
-            rc[tid] = __ldcg(a.c + r0 + tid);
-            rc[PNB + tid] = __ldcg(a.s + r0 + tid);
-        }
         for (int q = qf; q < a.Pall;) {
             /* a group of up to MAXG owned panels: qg, qg + nw, ... */
             const int qg = q;
@@ -1004,20 +1016,9 @@ __device__ void worker_regs(const Args &a, double *sm)
         bool any = false;
         for (int gg = 0; gg < MAXG; gg++) any |= wk_active(a, w + gg * nw, b);
         if (!any) break;
-        long long tw = clock64();
-        if (tid == 0)
-            while (vload(a.sync) <= b) {
-            }
-        if (pw >= 0) PROF_ADD(pw, tw);
-        tw = clock64();
-        __syncthreads();
-        __threadfence();
+        long long tw;
+        const int nrb = wk_take(a, b, rc, pw, tw);
         const int64_t r0 = (int64_t)b * PNB;
-        const int nrb = (int)(a.ns - r0 < PNB ? a.ns - r0 : PNB);
-        if (tid < nrb) {
-            rc[tid] = __ldcg(a.c + r0 + tid);
-            rc[PNB + tid] = __ldcg(a.s + r0 + tid);
-        }
         asm volatile("cp.async.wait_group 0;\n" ::: "memory");
         __syncthreads();
         const bool act = mine && wk_active(a, qm, b);
