@@ -20,6 +20,9 @@ optional=(libblas-test liblapack-test)
 have_pkg() {
     if command -v dpkg-query >/dev/null 2>&1; then
         dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" && return 0
+        # for a library dpkg's answer is final: a header another package left (libblas-dev's
+        # cblas.h) must not stand in for libopenblas-dev; a tool may come from elsewhere
+        case "$1" in lib*) return 1 ;; esac
     fi
     case "$1" in
         libopenblas-dev) for d in /usr/include /usr/include/openblas /usr/include/x86_64-linux-gnu \
