@@ -152,7 +152,11 @@ FT_HD double abft_gemm_rscale(int64_t T, int64_t k)
  * overflows or underflows when the result is representable. */
 FT_HD double abft_unscale(double x, double gmax, double rsig)
 {
-    return gmax < 1.0 ? x * (gmax * rsig) : (x * gmax) * rsig;
+    /* x (gmax rsig) or (x gmax) rsig, written as two selects (the host's vector loop over rows,
+     * dgemm_kernels_host.c verify_fast): the factor 1 is exact */
+    const int small = gmax < 1.0;
+    const double f1 = small ? gmax * rsig : gmax, f2 = small ? 1.0 : rsig;
+    return (x * f1) * f2;
 }
 
 FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,

@@ -94,6 +94,13 @@ typedef struct dgemm_kernels {
     int (*encode_at)(ft_queue_t *q, int64_t k, int64_t m, const double *A, int64_t lda,
                      const double *Y, int64_t ldy, int nw, double scale, double *anorm,
                      double *P, int64_t ldp, uint64_t *dig);
+    /* Optional, as encode_at for op(A) = A (A stored m x k, ld lda): anorm[i] =
+     * sum_l |scale A(i, l)|, P(i, j) = sum_l A(i, l) Y(l, j) for j < nw, and, when dig is not
+     * NULL, dig[l] = the digest of stored column l. Returns 1, having done nothing, for sizes
+     * it does not handle. */
+    int (*encode_an)(ft_queue_t *q, int64_t m, int64_t k, const double *A, int64_t lda,
+                     const double *Y, int64_t ldy, int nw, double scale, double *anorm,
+                     double *P, int64_t ldp, uint64_t *dig);
 } dgemm_kernels_t;
 
 /* The vote of one element (both backends): 0 all equal, 1 outvoted or corrected, 2 all differ.

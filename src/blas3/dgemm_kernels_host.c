@@ -4,11 +4,46 @@
 #include "backend/host/host_queue.h"
 #include "blas3/dgemm_kernels.h"
 #include "core/context.h"
+#include "core/simd.h"
 #include "core/team.h"
 
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* The rows [i0, i1) of block J that pass: every ingredient finite, the prediction's bounds in
+ * range and both residuals within the full threshold — dgemm_row_check's pass from the same
+ * formulas (abft_tau, abft_unscale), without its branches, so that it runs as a vector loop (in
+ * the vector clones FMA contraction may move the threshold by an ulp: immaterial next to its
+ * safety factor). Every other row goes to dgemm_row_check, which decides it as before. */
+FT_SIMD_CLONES static void verify_fast(const dgemm_rowcheck_args_t *a, int64_t J, int64_t i0,
+                                       int64_t i1, unsigned char *pass)
+{
+    const int64_t m = a->m, tj = a->n - J * a->T < a->T ? a->n - J * a->T : a->T, n = i1 - i0;
+    static const double zeros[256];
+    const int c0 = a->csums != NULL; /* without the input C: its sums are 0, and beta too */
+    const double *pe = a->pred + 2 * J * m + i0, *pw = pe + m, *se = a->sums + 2 * J * m + i0,
+                 *sw = se + m, *sa = a->abss + J * m + i0, *an = a->anorm + i0;
+    const double *ce = c0 ? a->csums + 2 * J * m + i0 : zeros, *cw = c0 ? ce + m : zeros,
+                 *ca = c0 ? a->cabss + J * m + i0 : zeros;
+    const double gmax = a->zmax[J], alpha = a->alpha, beta = c0 ? a->beta : 0.0;
+    for (int64_t r = 0; r < n; r++) {
+        const double p1 = alpha * pe[r] + beta * ce[r], p2 = alpha * pw[r] + beta * cw[r];
+        const double h = ca[r], de = se[r] - p1, dw = sw[r] - p2, g = an[r], s = sa[r];
+        double t = abft_tau(a->tol, a->k, tj, alpha, beta, g, gmax, h, 0.0, a->rsig);
+        const double P = abft_unscale(g, gmax, a->rsig);
+        const double G = fabs(alpha) * P + fabs(beta) * h;
+        const int range = (P < DBL_MAX / 4) & (G < DBL_MAX / 4); /* false for NaN */
+        t += abft_tau_s(a->tol, tj, s);
+        pass[r] = (unsigned char)((fabs(t) <= DBL_MAX) & (fabs(s) <= DBL_MAX) & range &
+                                       (fabs(de) <= t) & (fabs(dw) <= t));
+    }
+}
 
 static int h_verify_rows(ft_queue_t *q, const dgemm_rowcheck_args_t *a, void *dwork, void *hwork,
                          int64_t cap, dgemm_flag_t **flags_out, int64_t *nflags,
@@ -19,20 +54,56 @@ static int h_verify_rows(ft_queue_t *q, const dgemm_rowcheck_args_t *a, void *dw
     dgemm_flag_t *flags = (dgemm_flag_t *)((char *)hwork + DGEMM_VERIFY_HEAD);
     int64_t nf = 0, nu = 0;
     for (int64_t J = 0; J < a->nb; J++)
-        for (int64_t i = 0; i < a->m; i++) {
-            double de, dw, tau;
-            int r = dgemm_row_check(a, i, J, &de, &dw, &tau);
-            if (r == 1) {
-                if (nf < cap) flags[nf] = (dgemm_flag_t){i, J, de, dw, tau};
-                nf++;
-            } else if (r == 2) {
-                nu++;
+        for (int64_t i0 = 0; i0 < a->m; i0 += 256) {
+            const int64_t i1 = i0 + 256 < a->m ? i0 + 256 : a->m;
+            unsigned char pass[256];
+            verify_fast(a, J, i0, i1, pass);
+            for (int64_t i = i0; i < i1; i++) {
+                if (pass[i - i0]) continue;
+                double de, dw, tau;
+                int r = dgemm_row_check(a, i, J, &de, &dw, &tau);
+                if (r == 1) {
+                    if (nf < cap) flags[nf] = (dgemm_flag_t){i, J, de, dw, tau};
+                    nf++;
+                } else if (r == 2) {
+                    nu++;
+                }
             }
         }
     *flags_out = flags;
     *nflags = nf;
     *nunchecked = nu;
     return FT_SUCCESS;
+}
+
+/* The backup of C0 is read back only by a repair (rare): written with non-temporal stores it
+ * neither evicts C0 and A, which the product reads next, nor reads its own lines first. */
+static void copy_stream(double *dst, const double *src, int64_t n)
+{
+#if defined(__SSE2__)
+    int64_t i = 0;
+    if (n > 0 && (uintptr_t)dst % 16) dst[0] = src[0], i = 1;
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+#else
+    memcpy(dst, src, (size_t)n * sizeof(double));
+#endif
+}
+
+static void stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence(); /* the streamed backup is complete before anything reads it */
+#endif
+}
+
+static int backup_then_sums(int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
+                            double sc, double *rs, double *ra, double *backup)
+{
+    if (backup)
+        for (int64_t j = 0; j < n; j++)
+            memcpy(backup + j * m, C0 + j * ldc, (size_t)m * sizeof(double));
+    return ft_host_block_sums_now('N', m, n, C0, ldc, T, sc, rs, m, ra, m);
 }
 
 typedef struct {
@@ -42,7 +113,7 @@ typedef struct {
     double *rs, *ra, *cs, *ca, *backup;
 } c0_args;
 
-static int run_c0_pass(void *p)
+FT_SIMD_CLONES static int run_c0_pass(void *p)
 {
     const c0_args *a = p;
     const int64_t m = a->m, n = a->n, ldc = a->ldc, T = a->T;
@@ -53,10 +124,57 @@ static int run_c0_pass(void *p)
     if (T <= 0) return FT_ERR_INTERNAL;
     if (!cs) {
         /* row sums only (the driver keeps a backup and sums columns from it when needed) */
-        if (backup)
-            for (int64_t j = 0; j < n; j++)
-                memcpy(backup + j * m, C0 + j * ldc, (size_t)m * sizeof(double));
-        return ft_host_block_sums_now('N', m, n, C0, ldc, T, sc, rs, m, ra, m);
+        if (!backup || (long long)m * n >= FT_TEAM_MIN_WORK)
+            /* large: the team's sums, then the copy (both passes parallel) */
+            return backup_then_sums(m, n, C0, ldc, T, sc, rs, ra, backup);
+        /* small (the products inside dormqr: 4064 x 64, k = 32): one read of C0 that copies
+         * and sums, row blocks of 512 so the accumulators stay in L1 */
+        const int64_t nb = (n + T - 1) / T, W = abft_wden(T);
+        for (int64_t J = 0; J < nb; J++)
+            for (int64_t r0 = 0; r0 < m; r0 += 512) {
+                const int64_t nr = r0 + 512 < m ? 512 : m - r0;
+                const int64_t j0 = J * T, j1 = j0 + T < n ? j0 + T : n;
+                double se[512], sw[512], sa[512];
+                for (int64_t r = 0; r < nr; r++) se[r] = sw[r] = sa[r] = 0.0;
+                /* four columns a sweep: the accumulators are loaded and stored once per four
+                 * elements (the loop is bound by L1 stores) */
+                int64_t j = j0;
+                for (; j + 4 <= j1; j += 4) {
+                    const double *x0 = C0 + j * ldc + r0, *x1 = x0 + ldc, *x2 = x1 + ldc,
+                                 *x3 = x2 + ldc;
+                    /* the copy first, the sums then read the four pieces from L1 */
+                    for (int c = 0; c < 4; c++)
+                        copy_stream(backup + (j + c) * m + r0, x0 + c * ldc, nr);
+                    const double w0 = abft_weight(j - j0, W) * sc,
+                                 w1 = abft_weight(j + 1 - j0, W) * sc,
+                                 w2 = abft_weight(j + 2 - j0, W) * sc,
+                                 w3 = abft_weight(j + 3 - j0, W) * sc;
+                    for (int64_t r = 0; r < nr; r++) {
+                        const double v0 = x0[r], v1 = x1[r], v2 = x2[r], v3 = x3[r];
+                        se[r] += (sc * v0 + sc * v1) + (sc * v2 + sc * v3);
+                        sw[r] += (w0 * v0 + w1 * v1) + (w2 * v2 + w3 * v3);
+                        sa[r] += (fabs(sc * v0) + fabs(sc * v1)) + (fabs(sc * v2) + fabs(sc * v3));
+                    }
+                }
+                for (; j < j1; j++) {
+                    const double *x = C0 + j * ldc + r0;
+                    copy_stream(backup + j * m + r0, x, nr);
+                    const double w = abft_weight(j - j0, W) * sc;
+                    for (int64_t r = 0; r < nr; r++) {
+                        const double v = x[r];
+                        se[r] += sc * v;
+                        sw[r] += w * v;
+                        sa[r] += fabs(sc * v);
+                    }
+                }
+                for (int64_t r = 0; r < nr; r++) {
+                    rs[r0 + r + 2 * J * m] = se[r];
+                    rs[r0 + r + (2 * J + 1) * m] = sw[r];
+                    ra[r0 + r + J * m] = sa[r];
+                }
+            }
+        stream_fence();
+        return FT_SUCCESS;
     }
     const int64_t nb = (n + T - 1) / T, mb = (m + T - 1) / T, W = abft_wden(T);
     double *zeros = (n % 2 || T % 2) ? calloc((size_t)m, sizeof(double)) : NULL;
@@ -176,8 +294,158 @@ static int h_tmr_vote(ft_queue_t *q, int64_t m, int64_t n, double *X0, int64_t l
     return ft_host_submit(q, run_vote, &a, sizeof a);
 }
 
-static const dgemm_kernels_t g_host = {.verify_rows = h_verify_rows, .c0_pass = h_c0_pass,
-                                       .tmr_vote = h_tmr_vote};
+/* encode_at / encode_an (dgemm_kernels.h): the encoding's three reads of op(A) (its row norms,
+ * the prediction P = op(A) Y, the digests of its stored columns) as one. Worth it where the
+ * product is short (k small, or m small against k: the products inside dormqr, issue 11); on
+ * large operands the separate passes run on the team and are a small part of the product. */
+typedef struct {
+    int64_t k, m, lda, ldy, ldp;
+    int nw;
+    double scale;
+    const double *A, *Y;
+    double *anorm, *P;
+    uint64_t *dig;
+} enc_args;
+
+/* op(A) = A^T: stored column i (k elements) is row i of op(A); columns split over the team.
+ * Eight independent lanes per sum (vector registers under strict IEEE order); the column is
+ * read once from memory, then again from L1 for each prediction column. */
+FT_SIMD_CLONES static void enc_at_part(void *p, int t, int nt)
+{
+    const enc_args *a = p;
+    const int64_t k = a->k, i0 = a->m * t / nt, i1 = a->m * (t + 1) / nt, k8 = k / 8 * 8;
+    const double sc = a->scale;
+    for (int64_t i = i0; i < i1; i++) {
+        const double *x = a->A + i * a->lda;
+        double an[8] = {0};
+        uint64_t h[8] = {0};
+        for (int64_t l = 0; l < k8; l += 8)
+            for (int q = 0; q < 8; q++) {
+                uint64_t b;
+                memcpy(&b, x + l + q, sizeof b);
+                h[q] += b;
+                an[q] += fabs(sc * x[l + q]);
+            }
+        for (int64_t l = k8; l < k; l++) {
+            uint64_t b;
+            memcpy(&b, x + l, sizeof b);
+            h[0] += b;
+            an[0] += fabs(sc * x[l]);
+        }
+        a->anorm[i] = ((an[0] + an[1]) + (an[2] + an[3])) + ((an[4] + an[5]) + (an[6] + an[7]));
+        if (a->dig)
+            a->dig[i] = ft_digest_finish(
+                ((h[0] + h[1]) + (h[2] + h[3])) + ((h[4] + h[5]) + (h[6] + h[7])), k);
+        for (int j = 0; j < a->nw; j++) {
+            const double *y = a->Y + j * a->ldy;
+            double pr[8] = {0};
+            for (int64_t l = 0; l < k8; l += 8)
+                for (int q = 0; q < 8; q++) pr[q] += x[l + q] * y[l + q];
+            for (int64_t l = k8; l < k; l++) pr[0] += x[l] * y[l];
+            a->P[i + j * a->ldp] =
+                ((pr[0] + pr[1]) + (pr[2] + pr[3])) + ((pr[4] + pr[5]) + (pr[6] + pr[7]));
+        }
+    }
+}
+
+static int run_enc_at(void *p)
+{
+    const enc_args *a = p;
+    ft_team_par(enc_at_part, (void *)p, a->m > 1 ? (long long)a->k * a->m : 0);
+    return FT_SUCCESS;
+}
+
+static int h_encode_at(ft_queue_t *q, int64_t k, int64_t m, const double *A, int64_t lda,
+                       const double *Y, int64_t ldy, int nw, double scale, double *anorm, double *P,
+                       int64_t ldp, uint64_t *dig)
+{
+    if (nw < 1 || nw > 8 || k < 1 || m < 1) return 1;
+    enc_args a = {k, m, lda, ldy, ldp, nw, scale, A, Y, anorm, P, dig};
+    return ft_host_submit(q, run_enc_at, &a, sizeof a);
+}
+
+/* op(A) = A (m x k): row blocks of RB rows keep the accumulators (|.|, P) in L1 while the
+ * stored columns stream through; a column's digest is the sum of its blocks' bit sums. One
+ * thread (the driver falls back to the team's separate passes above FT_TEAM_MIN_WORK). */
+FT_SIMD_CLONES static int run_enc_an(void *p)
+{
+    const enc_args *a = p;
+    enum { RB = 256 };
+    const int64_t m = a->m, k = a->k;
+    const int nw = a->nw;
+    const double sc = a->scale;
+    uint64_t *h = a->dig;
+    if (h)
+        for (int64_t l = 0; l < k; l++) h[l] = 0;
+    for (int64_t r0 = 0; r0 < m; r0 += RB) {
+        const int64_t nr = r0 + RB < m ? RB : m - r0;
+        double an[RB], pr[8][RB];
+        for (int64_t r = 0; r < nr; r++) {
+            an[r] = 0.0;
+            for (int j = 0; j < nw; j++) pr[j][r] = 0.0;
+        }
+        /* four stored columns a sweep (accumulators loaded and stored once per four) */
+        int64_t l = 0;
+        for (; l + 4 <= k; l += 4) {
+            const double *x0 = a->A + l * a->lda + r0, *x1 = x0 + a->lda, *x2 = x1 + a->lda,
+                         *x3 = x2 + a->lda;
+            uint64_t h0 = 0, h1 = 0, h2 = 0, h3 = 0;
+            for (int64_t r = 0; r < nr; r++) {
+                uint64_t b0, b1, b2, b3;
+                memcpy(&b0, x0 + r, 8), memcpy(&b1, x1 + r, 8);
+                memcpy(&b2, x2 + r, 8), memcpy(&b3, x3 + r, 8);
+                h0 += b0, h1 += b1, h2 += b2, h3 += b3;
+                an[r] +=
+                    (fabs(sc * x0[r]) + fabs(sc * x1[r])) + (fabs(sc * x2[r]) + fabs(sc * x3[r]));
+            }
+            for (int j = 0; j < nw; j++) {
+                const double *yj = a->Y + l + j * a->ldy;
+                const double y0 = yj[0], y1 = yj[1], y2 = yj[2], y3 = yj[3];
+                double *pj = pr[j];
+                for (int64_t r = 0; r < nr; r++)
+                    pj[r] += (x0[r] * y0 + x1[r] * y1) + (x2[r] * y2 + x3[r] * y3);
+            }
+            if (h) h[l] += h0, h[l + 1] += h1, h[l + 2] += h2, h[l + 3] += h3;
+        }
+        for (; l < k; l++) {
+            const double *x = a->A + l * a->lda + r0;
+            uint64_t hb = 0;
+            for (int64_t r = 0; r < nr; r++) {
+                uint64_t b;
+                memcpy(&b, x + r, sizeof b);
+                hb += b;
+                an[r] += fabs(sc * x[r]);
+            }
+            for (int j = 0; j < nw; j++) {
+                const double y = a->Y[l + j * a->ldy];
+                for (int64_t r = 0; r < nr; r++) pr[j][r] += x[r] * y;
+            }
+            if (h) h[l] += hb;
+        }
+        for (int64_t r = 0; r < nr; r++) {
+            a->anorm[r0 + r] = an[r];
+            for (int j = 0; j < nw; j++) a->P[r0 + r + j * a->ldp] = pr[j][r];
+        }
+    }
+    if (h)
+        for (int64_t l = 0; l < k; l++) h[l] = ft_digest_finish(h[l], m);
+    return FT_SUCCESS;
+}
+
+static int h_encode_an(ft_queue_t *q, int64_t m, int64_t k, const double *A, int64_t lda,
+                       const double *Y, int64_t ldy, int nw, double scale, double *anorm, double *P,
+                       int64_t ldp, uint64_t *dig)
+{
+    if (nw < 1 || nw > 8 || k < 1 || m < 1 || (long long)m * k >= FT_TEAM_MIN_WORK) return 1;
+    enc_args a = {k, m, lda, ldy, ldp, nw, scale, A, Y, anorm, P, dig};
+    return ft_host_submit(q, run_enc_an, &a, sizeof a);
+}
+
+static const dgemm_kernels_t g_host = {.verify_rows = h_verify_rows,
+                                       .c0_pass = h_c0_pass,
+                                       .tmr_vote = h_tmr_vote,
+                                       .encode_at = h_encode_at,
+                                       .encode_an = h_encode_an};
 
 const dgemm_kernels_t *dgemm_kernels_host(void) { return &g_host; }
 

@@ -224,11 +224,17 @@ int dgemm_protected(gemm_t *g)
     FT_CHECK(be->fork(g->qm, g->qs));
     FT_CHECK(be->block_sums(qe, g->tb, k, n, g->B, g->ldb, T, sig, g->Y, k, g->Z, k));
     FT_CHECK(be->col_absmax(qe, k, nb, g->Z, k, g->zmax));
-    /* op(A) = A^T: its norms, the prediction P and its digests in one read where the backend
-     * has the fused kernel (A is read three times otherwise: 2 GB each at 16384 x 16384) */
+    /* op(A): its norms, the prediction P and its digests in one read where the backend has the
+     * fused kernel (A is read three times otherwise: 2 GB each at 16384 x 16384 on the GPU; on
+     * the host the short products inside dormqr, where those reads cost more than the product) */
     int fused = 0;
     if (g->kern->encode_at && !ft_is_notrans(g->ta) && k > 0) {
         const int st = g->kern->encode_at(qe, k, m, g->A, g->lda, g->Y, k, (int)(2 * nb), sig,
+                                          g->anorm, g->P, m, g->check_operands ? g->dg0 : NULL);
+        if (st < 0) return st;
+        fused = st == 0;
+    } else if (g->kern->encode_an && ft_is_notrans(g->ta) && k > 0) {
+        const int st = g->kern->encode_an(qe, m, k, g->A, g->lda, g->Y, k, (int)(2 * nb), sig,
                                           g->anorm, g->P, m, g->check_operands ? g->dg0 : NULL);
         if (st < 0) return st;
         fused = st == 0;

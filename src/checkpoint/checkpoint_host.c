@@ -5,9 +5,11 @@
 #include "backend/host/host_queue.h"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/ckp_field.h"
+#include "core/simd.h"
 #include "core/team.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out)
@@ -40,35 +42,87 @@ static uint64_t red128(unsigned __int128 x)
     return ckp_red((uint64_t)x);
 }
 
-/* ckp_sums_ref's sums with the reductions deferred: 128-bit running sums, exact; reduced every
- * CKP_RUN rows (after a reduction s_e < 2^64, and CKP_RUN rows later s_e < (CKP_RUN + 1)^(e+1)
- * 2^64 < 2^115) and at the end. The same residues as ckp_sums_ref, at about a third of its
- * work per element. */
-enum { CKP_RUN = 1024 };
-static void sums_fast(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
+/*
+ * ckp_sums_ref's sums by runs of VR = 128 rows, as dot products a vector unit can do (the row
+ * recurrence with deferred 128-bit reductions took ~10 cycles an element: issue 11's dgels_). After a run of R
+ * rows b_0 .. b_(R-1), the running sums of running sums are, from their values S_e before it,
+ *     s_e = sum_{d <= e} C(R + d - 1, d) S_(e-d) + sum_r C(R - r + e - 1, e) b_r,
+ * (s_0 += b, s_1 += s_0, ... applied row by row gives exactly this). The weights are below
+ * C(131, 4) < 2^24, so each element is split into its 32-bit halves and each product of a half
+ * and a weight (< 2^56) added over the run in 64 bits (< 2^63) without overflow: 32 x 32 -> 64
+ * multiplies (pmuludq) in the vector clones. The run's state is kept reduced (< 2^64), so the
+ * update stays below 2^91. A short last run goes through the row recurrence. Exact: the
+ * same residues as ckp_sums_ref, bit for bit.
+ */
+enum { VR = 128 };
+static uint32_t g_vw[CKP_NS][VR];   /* C(VR - r + e - 1, e) */
+static uint64_t g_vc[CKP_NS];       /* C(VR + d - 1, d) */
+static pthread_once_t g_vw_once = PTHREAD_ONCE_INIT;
+
+static uint64_t binom(uint64_t n, uint64_t k)
+{
+    uint64_t r = 1;
+    for (uint64_t i = 1; i <= k; i++) r = r * (n - k + i) / i; /* exact at every step */
+    return r;
+}
+
+static void vw_init(void)
+{
+    for (int e = 0; e < CKP_NS; e++) {
+        for (int r = 0; r < VR; r++) g_vw[e][r] = (uint32_t)binom((uint64_t)(VR - r + e - 1), e);
+        g_vc[e] = binom((uint64_t)(VR + e - 1), e);
+    }
+}
+
+/* the five half-split dot products of one full run */
+FT_SIMD_CLONES static void run_dots(const double *a, uint64_t lo[CKP_NS], uint64_t hi[CKP_NS])
+{
+    uint64_t l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0;
+    for (int r = 0; r < VR; r++) {
+        uint64_t b;
+        memcpy(&b, a + r, sizeof b);
+        const uint64_t bl = (uint32_t)b, bh = b >> 32;
+        l0 += bl, h0 += bh; /* weight 1 */
+        l1 += bl * g_vw[1][r], h1 += bh * g_vw[1][r];
+        l2 += bl * g_vw[2][r], h2 += bh * g_vw[2][r];
+        l3 += bl * g_vw[3][r], h3 += bh * g_vw[3][r];
+        l4 += bl * g_vw[4][r], h4 += bh * g_vw[4][r];
+    }
+    lo[0] = l0, lo[1] = l1, lo[2] = l2, lo[3] = l3, lo[4] = l4;
+    hi[0] = h0, hi[1] = h1, hi[2] = h2, hi[3] = h3, hi[4] = h4;
+}
+
+static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
                       uint64_t *out)
 {
     typedef unsigned __int128 u128;
+    pthread_once(&g_vw_once, vw_init);
     for (int64_t c = c0; c < c1; c++) {
         const double *a = A + c * lda;
-        u128 s0 = 0, s1 = 0, s2 = 0, s3 = 0, s4 = 0;
-        for (int64_t r0 = c + 1; r0 < m; r0 += CKP_RUN) {
-            const int64_t r1 = r0 + CKP_RUN < m ? r0 + CKP_RUN : m;
-            for (int64_t r = r0; r < r1; r++) {
-                uint64_t b;
-                memcpy(&b, a + r, sizeof b);
-                s0 += b;
-                s1 += s0;
-                s2 += s1;
-                s3 += s2;
-                s4 += s3;
+        u128 S[CKP_NS] = {0};
+        int64_t r0 = c + 1;
+        for (; r0 + VR <= m; r0 += VR) {
+            uint64_t lo[CKP_NS], hi[CKP_NS];
+            run_dots(a + r0, lo, hi);
+            u128 n[CKP_NS];
+            for (int e = 0; e < CKP_NS; e++) {
+                u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
+                for (int d = 0; d <= e; d++) t += (u128)g_vc[d] * S[e - d];
+                n[e] = t;
             }
-            s0 = red128(s0), s1 = red128(s1), s2 = red128(s2), s3 = red128(s3);
-            s4 = red128(s4);
+            for (int e = 0; e < CKP_NS; e++) S[e] = red128(n[e]);
+        }
+        for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
+            uint64_t b;
+            memcpy(&b, a + r, sizeof b);
+            S[0] += b;
+            S[1] += S[0];
+            S[2] += S[1];
+            S[3] += S[2];
+            S[4] += S[3];
         }
         uint64_t *o = out + CKP_NS * c;
-        o[0] = (uint64_t)s0, o[1] = (uint64_t)s1, o[2] = (uint64_t)s2, o[3] = (uint64_t)s3;
-        o[4] = (uint64_t)s4;
+        for (int e = 0; e < CKP_NS; e++) o[e] = red128(S[e]);
     }
 }
 
@@ -81,7 +135,7 @@ typedef struct {
 static void sums_part(void *p, int t, int nt)
 {
     const sums_args *a = p;
-    sums_fast(a->m, a->nc * t / nt, a->nc * (t + 1) / nt, a->A, a->lda, a->out);
+    sums_runs(a->m, a->nc * t / nt, a->nc * (t + 1) / nt, a->A, a->lda, a->out);
 }
 
 void ckp_sums_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out)

@@ -5,6 +5,7 @@
  * slowed the whole call down (bench/NOTES.md); the team's helpers sleep between passes. */
 #include "abft/abft.h"
 #include "backend/host/host_queue.h"
+#include "core/simd.h"
 #include "core/team.h"
 
 #include <math.h>
@@ -21,7 +22,7 @@ typedef struct {
 
 /* The rows [rlo, rhi) of ft_host_block_sums_now (each row's sums alone: the same results
  * whatever the split). */
-static void block_sums_rows(char trans, int64_t rlo, int64_t rhi, int64_t cols, const double *X,
+FT_SIMD_CLONES static void block_sums_rows(char trans, int64_t rlo, int64_t rhi, int64_t cols, const double *X,
                             int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
                             double *abss, int64_t ldabs)
 {
@@ -162,7 +163,7 @@ typedef struct {
  * (column j < i adds to rows [0, j], a column j >= i to every row), the nw sums of a row kept
  * in a small buffer so that the inner loop is contiguous in the rows. */
 enum { RB = 256 };
-static void wsums_part(void *p, int t, int nt)
+FT_SIMD_CLONES static void wsums_part(void *p, int t, int nt)
 {
     const ws_args *a = p;
     const int64_t m = a->m, n = a->n, i = a->i, nbc = a->nbc, nw = a->nw;
@@ -178,15 +179,31 @@ static void wsums_part(void *p, int t, int nt)
                 for (int64_t r = 0; r < r1 - r0; r++) s[c][r] = 0.0;
             /* row l takes column j when j >= min(l, i): rows <= j for j < i, all for j >= i */
             const int64_t lo = r0 < i ? r0 : i; /* the first column any of these rows takes */
-            for (int64_t j = j0 > lo ? j0 : lo; j < j1; j++) {
-                const int64_t e = j < i ? (j + 1 < r1 ? j + 1 : r1) : r1;
-                if (e <= r0) continue;
-                const double *x = a->A + j * a->lda;
-                for (int64_t c = 0; c < nw; c++) {
-                    const double w = a->EW[j + c * a->ldew];
-                    double *sc = s[c] - r0;
-                    for (int64_t r = r0; r < e; r++) sc[r] += x[r] * w;
+            for (int64_t j = j0 > lo ? j0 : lo; j < j1;) {
+                if (j >= i && j + 4 <= j1) {
+                    /* four whole columns a sweep: the sums loaded and stored once per four */
+                    const double *x0 = a->A + j * a->lda, *x1 = x0 + a->lda, *x2 = x1 + a->lda,
+                                 *x3 = x2 + a->lda;
+                    for (int64_t c = 0; c < nw; c++) {
+                        const double *ew = a->EW + j + c * a->ldew;
+                        const double w0 = ew[0], w1 = ew[1], w2 = ew[2], w3 = ew[3];
+                        double *sc = s[c] - r0;
+                        for (int64_t r = r0; r < r1; r++)
+                            sc[r] += (x0[r] * w0 + x1[r] * w1) + (x2[r] * w2 + x3[r] * w3);
+                    }
+                    j += 4;
+                    continue;
                 }
+                const int64_t e = j < i ? (j + 1 < r1 ? j + 1 : r1) : r1;
+                if (e > r0) {
+                    const double *x = a->A + j * a->lda;
+                    for (int64_t c = 0; c < nw; c++) {
+                        const double w = a->EW[j + c * a->ldew];
+                        double *sc = s[c] - r0;
+                        for (int64_t r = r0; r < e; r++) sc[r] += x[r] * w;
+                    }
+                }
+                j++;
             }
             for (int64_t c = 0; c < nw; c++)
                 memcpy(a->X + r0 + (nw * b + c) * a->ldx, s[c],
@@ -364,7 +381,8 @@ typedef struct {
     uint64_t *out;
 } digest_args;
 
-void ft_digest_ref(int64_t rows, int64_t cols, const double *X, int64_t ldx, uint64_t *out)
+FT_SIMD_CLONES void ft_digest_ref(int64_t rows, int64_t cols, const double *X, int64_t ldx,
+                                  uint64_t *out)
 {
     for (int64_t c = 0; c < cols; c++) {
         const double *x = X + c * ldx;
