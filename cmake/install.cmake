@@ -86,3 +86,11 @@ if(FTLA_HAVE_FORTRAN)
   install(FILES ${CMAKE_CURRENT_BINARY_DIR}/ftla-fortran.pc
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
+
+# The distributed routines (cmake/dist.cmake), when built: the library and its header. Not in the
+# exported CMake package yet (its MPI and ScaLAPACK dependencies would have to be found again by
+# ftlaConfig.cmake): link with -lftla_dist beside ftla, MPI and ScaLAPACK (docs/dist.md).
+if(FTLA_HAVE_MPI)
+  install(TARGETS ftla_dist LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(FILES include/ftla_dist.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+endif()

@@ -12,9 +12,11 @@ set -euo pipefail
 
 pkgs=(cmake gcc g++ gfortran make libopenblas-dev liblapacke-dev pkg-config)
 # Optional: the reference BLAS / LAPACK test programs (xblat3d, xdcblat3, xlintstd) that the
-# interposer's tests run with libftla_preload.so preloaded (testing/preload.cmake); those tests
-# skip themselves when these are absent, so a failed install here is not an error.
-optional=(libblas-test liblapack-test)
+# interposer's tests run with libftla_preload.so preloaded (testing/preload.cmake), and MPI +
+# ScaLAPACK for the distributed routines (cmake/dist.cmake: FTLA_WITH_MPI=AUTO builds them and
+# their mpirun tests when found); without them those tests are skipped or not built, so a failed
+# install here is not an error.
+optional=(libblas-test liblapack-test openmpi-bin libopenmpi-dev libscalapack-openmpi-dev)
 
 # A package counts as present when dpkg says so, or (without dpkg) when its tool / header exists.
 have_pkg() {
@@ -53,8 +55,8 @@ install_optional() {
        { apt-get update && apt-get install -y --no-install-recommends "${missing_opt[@]}"; }; then
         echo "deps: installed ${missing_opt[*]}"
     else
-        echo "deps: could not install ${missing_opt[*]}: the preload tests that need them" \
-             "will be skipped" >&2
+        echo "deps: could not install ${missing_opt[*]}: the tests that need them" \
+             "will be skipped or not built" >&2
     fi
 }
 

@@ -1,0 +1,108 @@
+/* dist_common.c — block-cyclic helpers, argument checks and replicated reductions (dist.h). */
+#include "dist/dist.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int dist_grid(int ctxt, dist_grid_t *g)
+{
+    g->ctxt = ctxt;
+    g->nprow = g->npcol = g->myrow = g->mycol = -1;
+    Cblacs_gridinfo(ctxt, &g->nprow, &g->npcol, &g->myrow, &g->mycol);
+    if (g->nprow < 1 || g->npcol < 1 || g->myrow < 0 || g->mycol < 0 || g->myrow >= g->nprow ||
+        g->mycol >= g->npcol)
+        return -1;
+    return 0;
+}
+
+int dist_numroc(int n, int nb, int p, int src, int np)
+{
+    return numroc_(&n, &nb, &p, &src, &np);
+}
+
+int dist_check_desc(const dist_grid_t *g, const int *desc, int pos, int i, int ipos, int j,
+                    int jpos, int rows, int cols)
+{
+    if (!desc) return -pos;
+    if (desc[DTYPE_] != 1) return -(100 * pos + DTYPE_ + 1);
+    if (desc[CTXT_] != g->ctxt) return -(100 * pos + CTXT_ + 1);
+    if (desc[M_] < 0) return -(100 * pos + M_ + 1);
+    if (desc[N_] < 0) return -(100 * pos + N_ + 1);
+    if (desc[MB_] < 1) return -(100 * pos + MB_ + 1);
+    if (desc[NB_] < 1) return -(100 * pos + NB_ + 1);
+    if (desc[RSRC_] < 0 || desc[RSRC_] >= g->nprow) return -(100 * pos + RSRC_ + 1);
+    if (desc[CSRC_] < 0 || desc[CSRC_] >= g->npcol) return -(100 * pos + CSRC_ + 1);
+    const int lr = dist_numroc(desc[M_], desc[MB_], g->myrow, desc[RSRC_], g->nprow);
+    if (desc[LLD_] < (lr > 1 ? lr : 1)) return -(100 * pos + LLD_ + 1);
+    if (i < 1 || (rows > 0 && (int64_t)i - 1 + rows > desc[M_])) return -ipos;
+    if (j < 1 || (cols > 0 && (int64_t)j - 1 + cols > desc[N_])) return -jpos;
+    return 0;
+}
+
+double *dist_elem(const dist_grid_t *g, double *A, const int *desc, int64_t gi, int64_t gj)
+{
+    if (dist_owner(gi, desc[MB_], desc[RSRC_], g->nprow) != g->myrow ||
+        dist_owner(gj, desc[NB_], desc[CSRC_], g->npcol) != g->mycol)
+        return NULL;
+    return A + dist_local(gi, desc[MB_], g->nprow) +
+           dist_local(gj, desc[NB_], g->npcol) * (int64_t)desc[LLD_];
+}
+
+void dist_allsum(const dist_grid_t *g, double *X, int64_t rows, int64_t cols)
+{
+    /* BLACS takes int sizes: column panels of at most 2^30 elements */
+    if (rows <= 0 || cols <= 0) return;
+    const int64_t per = (int64_t)1 << 30;
+    int64_t cstep = per / rows > 0 ? per / rows : 1;
+    for (int64_t c = 0; c < cols; c += cstep) {
+        const int64_t nc = c + cstep < cols ? cstep : cols - c;
+        Cdgsum2d(g->ctxt, "All", " ", (int)rows, (int)nc, X + c * rows, (int)rows, -1, -1);
+    }
+}
+
+int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dist_mat_t *x)
+{
+    const int zero = 0;
+    x->lr = dist_numroc(rows, mb, g->myrow, 0, g->nprow);
+    x->lc = dist_numroc(cols, nb, g->mycol, 0, g->npcol);
+    int lld = x->lr > 1 ? x->lr : 1, info = 0;
+    descinit_(x->desc, &rows, &cols, &mb, &nb, &zero, &zero, &g->ctxt, &lld, &info);
+    if (info) return FT_ERR_INTERNAL;
+    x->a = calloc((size_t)lld * (size_t)(x->lc > 1 ? x->lc : 1), sizeof(double));
+    return x->a ? FT_SUCCESS : FT_ERR_ALLOC;
+}
+
+void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int64_t i0,
+                     int64_t j0, int64_t rows, int64_t cols, double *X)
+{
+    memset(X, 0, sizeof(double) * (size_t)(rows * cols));
+    const int mb = desc[MB_], nb = desc[NB_], ld = desc[LLD_];
+    const int lr = dist_numroc(desc[M_], mb, g->myrow, desc[RSRC_], g->nprow);
+    const int lc = dist_numroc(desc[N_], nb, g->mycol, desc[CSRC_], g->npcol);
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const int64_t gj = dist_global(lj, nb, g->mycol, desc[CSRC_], g->npcol) - j0;
+        if (gj < 0 || gj >= cols) continue;
+        for (int64_t li = 0; li < lr; li++) {
+            const int64_t gi = dist_global(li, mb, g->myrow, desc[RSRC_], g->nprow) - i0;
+            if (gi >= 0 && gi < rows) X[gi + gj * rows] = A[li + lj * ld];
+        }
+    }
+    dist_allsum(g, X, rows, cols);
+}
+
+void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep)
+{
+    double v[11] = {(double)rep->injected,    (double)rep->detected,
+                    (double)rep->located,     (double)rep->corrected,
+                    (double)rep->uncorrectable, (double)rep->checksum_errors,
+                    (double)rep->recomputed,  (double)rep->unchecked,
+                    (double)rep->recovered,   rep->time_protect,
+                    (double)rep->checks};
+    dist_allsum(g, v, 11, 1);
+    rep->checks = (int64_t)v[10];
+    rep->injected = (int64_t)v[0], rep->detected = (int64_t)v[1], rep->located = (int64_t)v[2];
+    rep->corrected = (int64_t)v[3], rep->uncorrectable = (int64_t)v[4];
+    rep->checksum_errors = (int64_t)v[5], rep->recomputed = (int64_t)v[6];
+    rep->unchecked = (int64_t)v[7], rep->recovered = (int64_t)v[8];
+    rep->time_protect = v[9] / (g->nprow * g->npcol); /* the mean over the processes */
+}

@@ -1,0 +1,521 @@
+/*
+ * pdgeqrf.c — ft_pdgeqrf: ScaLAPACK's QR, panel by panel, with checksum blocks carried by the
+ * engine (docs/dist.md).
+ *
+ * The checksum blocks CK = sub(A) E (E: per block of nbc = abft_qr_check_width(n) columns the
+ * pair sigma [e, w], as ft_dgeqrf) live in a distributed m x 2B matrix with A's row
+ * distribution, so that PDLARFB applies every panel's block reflector (PDLARFT, as PDGEQRF) to
+ * them exactly as to the trailing matrix. After panel step p (boundary i) the partly factored matrix [R11 R12; 0 A22]
+ * satisfies CK = [R11 R12; 0 A22] E (paper 004 eqs. (5)-(6)); its trapezoid sums X are formed
+ * locally and reduced over the grid, CK gathered, and every process compares the residuals
+ * r = CK - X with ft_dgeqrf's threshold (abft_qr_tau, the column norms of the original A).
+ * A failing row is located by s/r (abft_locate):
+ *   - column c >= i, or row <= c (R, R12, the trailing matrix): rebuilt in place from its row
+ *     check (set to 0, the row summed again, A = (CK - X) / sigma);
+ *   - column c < i and row > c: the error was consumed by the panel of column c (it spread through
+ *     the reflectors): re-factored from that panel — the columns from it restored from a copy of
+ *     the original sub(A), the earlier (verified) reflectors applied to them by PDORMQR, the
+ *     checksums formed again;
+ *   - one check alone: the checksum was hit, its row is formed again from X.
+ * The result is verified again; what is still wrong is reported (FT_ERR_UNCORRECTABLE).
+ * Not covered here: the Householder vectors below the diagonal and tau after their panel (the
+ * checkpoint of Q of issue 9 is single-node only so far) — docs/dist.md.
+ */
+#include "abft/abft.h"
+#include "core/context.h"
+#include "core/inject.h"
+#include "dist/dist.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    dist_grid_t g;
+    ft_context_t *ctx;
+    ft_report_t *rep;
+    int m, n, ia, ja, k;
+    double *A, *tau;
+    const int *dA;
+    int64_t nbc, ncb, Wb;
+    double sig, tol;
+    dist_mat_t E, CK, A0; /* weights, checksums, the copy of A */
+    double *hX, *hC;      /* m x 2B replicated */
+    double *thr;          /* B */
+    double *work;
+    int lwork;
+    int root;
+    int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
+} pq_t;
+
+/* X := [R11 R12; 0 A22] E at boundary i (local part, then the sum over the grid) */
+static void trap_sums(pq_t *p, int64_t i)
+{
+    const dist_grid_t *g = &p->g;
+    const int *d = p->dA;
+    const int64_t m = p->m, n = p->n, c2 = 2 * p->ncb;
+    memset(p->hX, 0, sizeof(double) * (size_t)(m * c2));
+    const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
+    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
+    /* the local rows of sub(A): [lo, hi) of the local array, and their global indices (rising) */
+    int64_t lo = lr, hi = 0;
+    for (int64_t li = 0; li < lr; li++) {
+        const int64_t l = p->rowg[li];
+        if (l >= 0 && l < m) {
+            if (li < lo) lo = li;
+            hi = li + 1;
+        }
+    }
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
+        if (c < 0 || c >= n) continue;
+        const int64_t b = c / p->nbc;
+        const double we = p->sig, ww = p->sig * abft_weight(c - b * p->nbc, p->Wb);
+        double *xe = p->hX + 2 * b * m, *xw = xe + m;
+        const double *a = p->A + lj * d[LLD_];
+        int64_t e = hi;
+        if (c < i) /* a finished column: R only (rows <= c), not V */
+            while (e > lo && p->rowg[e - 1] > c) e--;
+        for (int64_t li = lo; li < e; li++) {
+            const int64_t l = p->rowg[li];
+            xe[l] += we * a[li], xw[l] += ww * a[li];
+        }
+    }
+    dist_allsum(g, p->hX, m, c2);
+}
+
+/* CK := sub(A) E, from the current sub(A) (the original, before the first panel) */
+static void encode(pq_t *p, const double *A, const int *dA)
+{
+    const int one = 1, c2 = (int)(2 * p->ncb);
+    const double d1 = 1.0, d0 = 0.0;
+    pdgemm_("N", "N", &p->m, &c2, &p->n, &d1, A, &p->ia, &p->ja, dA, p->E.a, &one, &one,
+            p->E.desc, &d0, p->CK.a, &p->ia, &one, p->CK.desc, 1, 1);
+}
+
+static int ormqr(pq_t *p, int m, int n, int k, int ia, int ja, double *C, int ic, int jc,
+                 const int *dC)
+{
+    int info = 0;
+    if (m <= 0 || n <= 0 || k <= 0) return FT_SUCCESS;
+    pdormqr_("L", "T", &m, &n, &k, p->A, &ia, &ja, p->dA, p->tau, C, &ic, &jc, dC, p->work,
+             &p->lwork, &info, 1, 1);
+    return info ? FT_ERR_INTERNAL : FT_SUCCESS;
+}
+
+static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
+{
+    static const ft_region_t regs[3] = {FT_REGION_TRAILING, FT_REGION_R, FT_REGION_CHECKSUM};
+    for (int q = 0; q < 3; q++) {
+        ft_fault_t f[FT_MAX_FAULTS];
+        const int nf = ft_inject_take(p->ctx, call, regs[q], step, f, FT_MAX_FAULTS);
+        for (int x = 0; x < nf; x++) {
+            int64_t r = f[x].row, c = f[x].col;
+            uint64_t *rng = &p->ctx->rng;
+            if (regs[q] == FT_REGION_TRAILING) { /* rows and columns >= i */
+                if (i >= p->m || i >= p->n) continue;
+                if (r < 0) r = i + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->m - i));
+                if (c < 0) c = i + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->n - i));
+            } else if (regs[q] == FT_REGION_R) { /* finished rows: r < i, c >= r */
+                if (i == 0) continue;
+                if (r < 0) r = (int64_t)(ft_rng_next(rng) % (uint64_t)i);
+                if (c < 0) c = r + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->n - r));
+            } else {
+                if (r < 0) r = (int64_t)(ft_rng_next(rng) % (uint64_t)p->m);
+                if (c < 0) c = (int64_t)(ft_rng_next(rng) % (uint64_t)(2 * p->ncb));
+            }
+            double *e = regs[q] == FT_REGION_CHECKSUM
+                            ? (r < p->m && c < 2 * p->ncb
+                                   ? dist_elem(&p->g, p->CK.a, p->CK.desc, p->ia - 1 + r, c)
+                                   : NULL)
+                            : (r < p->m && c < p->n
+                                   ? dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c)
+                                   : NULL);
+            if (!e) {
+                ft_log(p->ctx, 1, "pdgeqrf: fault (%lld, %lld) at step %lld not applied: not on "
+                       "this process", (long long)r, (long long)c, (long long)step);
+                continue;
+            }
+            const double before = *e;
+            *e = f[x].bit >= 0 ? ft_flip_bit(before, f[x].bit) : before + f[x].value;
+            p->rep->injected++;
+            ft_report_event(p->rep, FT_EVENT_INJECTED, regs[q], r, c, step, before, *e);
+        }
+    }
+    return FT_SUCCESS;
+}
+
+/* the thresholds from the original sub(A): per block, sum of the column norms (Hoelder bound
+ * sqrt(||a||_1 max|a|), as ft_dgeqrf) and ||A_b e|| */
+static int thresholds(pq_t *p)
+{
+    const dist_grid_t *g = &p->g;
+    const int *d = p->dA;
+    const int64_t m = p->m, n = p->n;
+    double *nr = calloc((size_t)(2 * n + 1), sizeof(double)); /* 1-norms, maxima */
+    if (!nr) return FT_ERR_ALLOC;
+    const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
+    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
+        if (c < 0 || c >= n) continue;
+        for (int64_t li = 0; li < lr; li++) {
+            const int64_t l = dist_global(li, d[MB_], g->myrow, d[RSRC_], g->nprow) - (p->ia - 1);
+            if (l < 0 || l >= m) continue;
+            const double v = fabs(p->A[li + lj * d[LLD_]]);
+            nr[c] += v;
+            if (v > nr[n + c] || v != v) nr[n + c] = v;
+        }
+    }
+    dist_allsum(g, nr, n, 1);
+    Cdgamx2d(g->ctxt, "All", " ", (int)n, 1, nr + n, (int)n, NULL, NULL, -1, -1, -1);
+    double amax = 0.0;
+    for (int64_t c = 0; c < n; c++)
+        if (nr[n + c] > amax || nr[n + c] != nr[n + c]) amax = nr[n + c];
+    /* scaled checksums when n max|a| is near the overflow threshold (as ft_dgeqrf) */
+    p->sig = 1.0;
+    if (isfinite(amax) && amax * (double)n > 0x1p1000)
+        p->sig = ldexp(1.0, 1000 - (int)ceil(log2(amax * (double)n)));
+    int ok = isfinite(amax);
+    for (int64_t b = 0; b < p->ncb; b++) {
+        const int64_t j0 = b * p->nbc, j1 = j0 + p->nbc < n ? j0 + p->nbc : n;
+        double sa = 0.0;
+        for (int64_t c = j0; c < j1; c++) {
+            const double n1 = nr[c], mx = nr[n + c];
+            const double cn = isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx)
+                                                             : sqrt((double)m) * mx;
+            sa += (p->sig * ABFT_U) * cn;
+        }
+        p->thr[b] = sa; /* completed with ||A_b e|| once CK exists */
+        if (!isfinite(sa)) ok = 0;
+    }
+    free(nr);
+    return ok ? FT_SUCCESS : FT_ERR_UNCHECKED;
+}
+
+/* Compare CK with X at boundary i. Returns 0 clean, else the number of failing checks; fills
+ * loc[l + b m] = -1 pass, -2 checksum only (plain or weighted), -3 not locatable, else the
+ * located column (0-based in sub(A)). */
+static int64_t compare(pq_t *p, int64_t i, int64_t *loc)
+{
+    const int64_t m = p->m, c2 = 2 * p->ncb;
+    trap_sums(p, i);
+    dist_gather_all(&p->g, p->CK.a, p->CK.desc, p->ia - 1, 0, m, c2, p->hC);
+    int64_t nf = 0;
+    for (int64_t b = 0; b < p->ncb; b++) {
+        const int64_t w = p->nbc < p->n - b * p->nbc ? p->nbc : p->n - b * p->nbc;
+        for (int64_t l = 0; l < m; l++) {
+            const double r = p->hC[l + 2 * b * m] - p->hX[l + 2 * b * m];
+            const double s = p->hC[l + (2 * b + 1) * m] - p->hX[l + (2 * b + 1) * m];
+            const int out = abft_compare(r, s, p->thr[b]);
+            int64_t v = -1;
+            if (out == ABFT_FAIL_BOTH) {
+                const int64_t jj = isfinite(r) && isfinite(s) && r != 0.0
+                                       ? abft_locate(s / r, p->Wb) : -1;
+                v = jj >= 0 && jj < w && abft_consistent(r, s, jj, p->Wb, p->thr[b])
+                        ? b * p->nbc + jj : -3;
+            } else if (out != ABFT_PASS) {
+                v = -2;
+            }
+            loc[l + b * m] = v;
+            if (v != -1) nf++;
+        }
+    }
+    return nf;
+}
+
+/* restore the columns [ps, n) from the copy, apply the reflectors of [0, ps), form CK again */
+static int refactor_from(pq_t *p, int64_t ps)
+{
+    const int nc = (int)(p->n - ps), jc = p->ja + (int)ps;
+    pdlacpy_("A", &p->m, &nc, p->A0.a, &p->ia, &jc, p->A0.desc, p->A, &p->ia, &jc, p->dA, 1);
+    encode(p, p->A0.a, p->A0.desc);
+    const int k = (int)ps, c2 = (int)(2 * p->ncb), one = 1;
+    FT_CHECK(ormqr(p, p->m, nc, k, p->ia, p->ja, p->A, p->ia, jc, p->dA));
+    return ormqr(p, p->m, c2, k, p->ia, p->ja, p->CK.a, p->ia, one, p->CK.desc);
+}
+
+static int run(pq_t *p)
+{
+    const dist_grid_t *g = &p->g;
+    const int *d = p->dA;
+    const int64_t m = p->m, n = p->n, kk = p->k, c2 = 2 * p->ncb;
+    const int64_t call = p->ctx->ncalls++;
+    int st;
+    double tp = 0.0, t0 = ft_wtime();
+    /* the work matrices: E n x 2B; CK with A's rows (M_, MB_, RSRC_ of descA); A0 = A's shape */
+    if ((st = dist_mat_alloc(g, (int)n, (int)c2, d[NB_], 2, &p->E))) return st;
+    {
+        const int zero = 0, two = 2, M = d[M_], c2i = (int)c2;
+        const int lr = dist_numroc(M, d[MB_], g->myrow, d[RSRC_], g->nprow);
+        int lld = lr > 1 ? lr : 1, info = 0;
+        descinit_(p->CK.desc, &M, &c2i, &d[MB_], &two, &d[RSRC_], &zero, &g->ctxt, &lld, &info);
+        p->CK.lr = lr, p->CK.lc = dist_numroc(c2i, 2, g->mycol, 0, g->npcol);
+        p->CK.a = calloc((size_t)lld * (size_t)(p->CK.lc > 1 ? p->CK.lc : 1), sizeof(double));
+        const int N = d[N_];
+        const int lc = dist_numroc(N, d[NB_], g->mycol, d[CSRC_], g->npcol);
+        descinit_(p->A0.desc, &M, &N, &d[MB_], &d[NB_], &d[RSRC_], &d[CSRC_], &g->ctxt, &lld,
+                  &info);
+        p->A0.a = calloc((size_t)lld * (size_t)(lc > 1 ? lc : 1), sizeof(double));
+        if (!p->CK.a || !p->A0.a) return FT_ERR_ALLOC;
+    }
+    {
+        const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
+        p->rowg = malloc(sizeof(int64_t) * (size_t)(lr > 1 ? lr : 1));
+        if (!p->rowg) return FT_ERR_ALLOC;
+        for (int64_t li = 0; li < lr; li++) {
+            const int64_t l = dist_global(li, d[MB_], g->myrow, d[RSRC_], g->nprow) - (p->ia - 1);
+            p->rowg[li] = l >= 0 && l < m ? l : -1;
+        }
+    }
+    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2) + sizeof(int64_t) * (size_t)(m * p->ncb));
+    p->thr = malloc(sizeof(double) * (size_t)p->ncb);
+    if (!p->hX || !p->thr) return FT_ERR_ALLOC;
+    p->hC = p->hX + m * c2;
+    int64_t *loc = (int64_t *)(p->hC + m * c2);
+    const int checkable = thresholds(p) == FT_SUCCESS;
+    for (int64_t lj = 0; lj < p->E.lc; lj++) {
+        const int64_t c = dist_global(lj, 2, g->mycol, 0, g->npcol), b = c / 2;
+        for (int64_t li = 0; li < p->E.lr; li++) {
+            const int64_t j = dist_global(li, d[NB_], g->myrow, 0, g->nprow);
+            if (j / p->nbc != b) continue;
+            p->E.a[li + lj * p->E.desc[LLD_]] =
+                c % 2 ? p->sig * abft_weight(j - b * p->nbc, p->Wb) : p->sig;
+        }
+    }
+    {
+        const int M = p->m, N = p->n;
+        pdlacpy_("A", &M, &N, p->A, &p->ia, &p->ja, d, p->A0.a, &p->ia, &p->ja, p->A0.desc, 1);
+    }
+    encode(p, p->A, d);
+    if (checkable) {
+        dist_gather_all(g, p->CK.a, p->CK.desc, p->ia - 1, 0, m, c2, p->hC);
+        for (int64_t b = 0; b < p->ncb; b++)
+            p->thr[b] = abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + 2 * b * m));
+    } else if (p->root) {
+        p->rep->unchecked++;
+    }
+    tp += ft_wtime() - t0;
+
+    int refactors = 0, status = FT_SUCCESS;
+    int64_t step = 0;
+    for (int64_t j = 0; j < kk;) {
+        const int64_t jb0 = d[NB_] - (p->ja - 1 + j) % d[NB_];
+        const int64_t jb = jb0 < kk - j ? jb0 : kk - j;
+        if (p->ctx->nfaults) inject(p, call, step, j);
+        int info = 0;
+        const int mi = (int)(m - j), jbi = (int)jb, iaj = p->ia + (int)j, jaj = p->ja + (int)j;
+        pdgeqrf_(&mi, &jbi, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
+        if (info) return FT_ERR_INTERNAL;
+        /* the panel's block reflector (T once) on the trailing matrix and on the checksums, as
+         * PDGEQRF does it (PDORMQR with k <= NB would apply the reflectors one at a time) */
+        const int nt = (int)(n - j - jb), jat = jaj + jbi, c2i = (int)c2, one = 1;
+        double *T = p->work, *w2 = p->work + (size_t)d[NB_] * d[NB_];
+        pdlarft_("F", "C", &mi, &jbi, p->A, &iaj, &jaj, d, p->tau, T, w2, 1, 1);
+        if (nt > 0)
+            pdlarfb_("L", "T", "F", "C", &mi, &nt, &jbi, p->A, &iaj, &jaj, d, T, p->A, &iaj, &jat,
+                     d, w2, 1, 1, 1, 1);
+        pdlarfb_("L", "T", "F", "C", &mi, &c2i, &jbi, p->A, &iaj, &jaj, d, T, p->CK.a, &iaj, &one,
+                 p->CK.desc, w2, 1, 1, 1, 1);
+        j += jb, step++;
+        if (!checkable) continue;
+
+        const double t1 = ft_wtime();
+        int64_t nf = compare(p, j, loc);
+        if (nf) {
+            /* a consumed error anywhere: re-factor from the first panel it reached */
+            int64_t ps = -1, nloc = 0, bad = 0, nck = 0;
+            for (int64_t x = 0; x < m * p->ncb; x++) {
+                const int64_t l = x % m, c = loc[x];
+                if (c == -1) continue;
+                if (c == -2) { nck++; continue; }
+                if (c == -3) { bad++; continue; }
+                nloc++;
+                if (c < j && l > c) {
+                    const int64_t pc = c - (p->ja - 1 + c) % d[NB_]; /* its panel's first column */
+                    const int64_t s0 = pc < 0 ? 0 : pc;
+                    if (ps < 0 || s0 < ps) ps = s0;
+                }
+            }
+            if (p->root) p->rep->detected += nloc + bad;
+            if (ps >= 0 && refactors < 3) {
+                refactors++;
+                ft_log(p->ctx, 2, "pdgeqrf: error consumed by the panel at column %lld: "
+                       "re-factoring from it", (long long)ps);
+                const double tr = ft_wtime();
+                FT_CHECK(refactor_from(p, ps));
+                if (p->root) {
+                    p->rep->located += nloc, p->rep->recovered++, p->rep->corrected++;
+                    p->rep->recovery |= 2;
+                    if (p->rep->refactor_col < 0 || ps < p->rep->refactor_col)
+                        p->rep->refactor_col = ps;
+                    p->rep->refactor_flops += 4.0 * (double)m * (double)ps * (double)(n - ps);
+                    ft_report_event(p->rep, FT_EVENT_RECOVERED, FT_REGION_TRAILING, -1, ps, step,
+                                    2.0, 2.0);
+                }
+                p->rep->time_recovery += ft_wtime() - tr;
+                step = 0; /* steps count from the restart; faults are planned per step */
+                for (int64_t q = 0; q < ps;) { /* the step index of the panel at ps */
+                    const int64_t b0 = d[NB_] - (p->ja - 1 + q) % d[NB_];
+                    q += b0 < kk - q ? b0 : kk - q;
+                    step++;
+                }
+                j = ps;
+                tp += ft_wtime() - t1;
+                continue;
+            }
+            if (ps >= 0) bad += nloc, nloc = 0; /* the same error again: give up */
+            /* in place: R, R12 and the trailing matrix, each located element rebuilt from its
+             * row check: set to 0, the sums formed again, A(l, c) = (CK - X)(l) / sigma (an
+             * element that dominates its row — Inf, NaN, an exponent flip — leaves no rounding
+             * of it behind); checksum rows formed again from X */
+            double *before = malloc(sizeof(double) * (size_t)(m * p->ncb));
+            if (!before) return FT_ERR_ALLOC;
+            for (int64_t x = 0; x < m * p->ncb; x++) {
+                const int64_t l = x % m, b = x / m, c = loc[x];
+                if (c == -2) {
+                    for (int h = 0; h < 2; h++) {
+                        double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l, 2 * b + h);
+                        if (e) *e = p->hX[l + (2 * b + h) * m];
+                    }
+                } else if (c >= 0 && nloc) {
+                    double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
+                    if (e) before[x] = *e, *e = 0.0;
+                }
+            }
+            if (nloc) trap_sums(p, j);
+            for (int64_t x = 0; x < m * p->ncb && nloc; x++) {
+                const int64_t l = x % m, b = x / m, c = loc[x];
+                if (c < 0) continue;
+                double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
+                if (e) {
+                    *e = (p->hC[l + 2 * b * m] - p->hX[l + 2 * b * m]) / p->sig;
+                    ft_report_event(p->rep, FT_EVENT_CORRECTED,
+                                    l < j ? FT_REGION_R : FT_REGION_TRAILING, l, c, step,
+                                    before[x], *e);
+                }
+            }
+            free(before);
+            if (p->root) p->rep->checksum_errors += nck, p->rep->located += nloc;
+            const int64_t left = compare(p, j, loc);
+            if (left || bad) {
+                if (p->root) p->rep->uncorrectable += left + bad;
+                status = FT_ERR_UNCORRECTABLE;
+                ft_log(p->ctx, 1, "pdgeqrf: %lld check(s) failing after correction at step %lld",
+                       (long long)(left + bad), (long long)step);
+                tp += ft_wtime() - t1;
+                break;
+            }
+            if (p->root) p->rep->corrected += nloc;
+        }
+        if (p->root) p->rep->checks += m * p->ncb;
+        tp += ft_wtime() - t1;
+    }
+    p->rep->time_protect += tp;
+    return status;
+}
+
+static int check_args(const dist_grid_t *g, int m, int n, int ia, int ja, const int *dA,
+                      int lwork, int *lwmin)
+{
+    if (m < 0) return -1;
+    if (n < 0) return -2;
+    int st = dist_check_desc(g, dA, 6, ia, 4, ja, 5, m, n);
+    if (st) return st;
+    /* PDGEQRF's minimum: NB_A (Mp0 + Nq0 + NB_A) */
+    const int nb = dA[NB_], mb = dA[MB_];
+    const int iroff = (ia - 1) % mb, icoff = (ja - 1) % nb;
+    const int iarow = dist_owner(ia - 1, mb, dA[RSRC_], g->nprow);
+    const int iacol = dist_owner(ja - 1, nb, dA[CSRC_], g->npcol);
+    const int mp0 = dist_numroc(m + iroff, mb, g->myrow, iarow, g->nprow);
+    const int nq0 = dist_numroc(n + icoff, nb, g->mycol, iacol, g->npcol);
+    *lwmin = nb * (mp0 + nq0 + nb);
+    if (lwork != -1 && lwork < *lwmin) return -9;
+    return 0;
+}
+
+int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, const int *descA,
+                  double *tau, double *work, int lwork, int *info, ft_report_t *report)
+{
+    ft_report_t local;
+    ft_report_t *rep = report ? report : &local;
+    ft_report_init(rep, FT_DEVICE_CPU);
+    rep->refactor_col = -1;
+    int dummy = 0;
+    if (!info) info = &dummy;
+    *info = 0;
+    if (!ctx) ctx = ft_default_context();
+    if (!ctx) return FT_ERR_ALLOC;
+    const double t0 = ft_wtime();
+    pq_t p;
+    memset(&p, 0, sizeof p);
+    if (!descA) return *info = -6;
+    if (dist_grid(descA[CTXT_], &p.g)) return *info = -602;
+    int lwmin = 1;
+    int st = check_args(&p.g, m, n, ia, ja, descA, lwork, &lwmin);
+    if (st) {
+        const int e = -st;
+        pxerbla_(&p.g.ctxt, "FT_PDGEQRF", &e, 10);
+        *info = st;
+        return rep->status = st;
+    }
+    if (lwork == -1) { /* PDGEQRF's own answer */
+        pdgeqrf_(&m, &n, A, &ia, &ja, descA, tau, work, &lwork, info);
+        return rep->status = 0;
+    }
+    const int k = m < n ? m : n;
+    if (k == 0) return rep->status = 0;
+    const int root = p.g.myrow == 0 && p.g.mycol == 0;
+    if (ctx->policy.protect == FT_PROTECT_OFF) {
+        pdgeqrf_(&m, &n, A, &ia, &ja, descA, tau, work, &lwork, info);
+        if (root) rep->unchecked++;
+        dist_report_reduce(&p.g, rep);
+        rep->time_total = ft_wtime() - t0;
+        return rep->status = *info ? FT_ERR_INTERNAL : 0;
+    }
+    p.ctx = ctx, p.rep = rep, p.m = m, p.n = n, p.ia = ia, p.ja = ja, p.k = k;
+    p.A = A, p.tau = tau, p.dA = descA, p.root = root;
+    p.nbc = abft_qr_check_width(n);
+    p.ncb = (n + p.nbc - 1) / p.nbc;
+    p.Wb = abft_wden(p.nbc < n ? p.nbc : n);
+    p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
+    /* the work of PDGEQRF / PDORMQR on a panel: the larger of their queries for the whole matrix */
+    {
+        int q = -1, i2 = 0;
+        double w1 = 0.0, w2 = 0.0;
+        pdgeqrf_(&m, &n, A, &ia, &ja, descA, tau, &w1, &q, &i2);
+        pdormqr_("L", "T", &m, &n, &k, A, &ia, &ja, descA, tau, A, &ia, &ja, descA, &w2, &q, &i2,
+                 1, 1);
+        p.lwork = (int)(w1 > w2 ? w1 : w2) + 2 * descA[NB_] * descA[NB_] + 64;
+        p.work = malloc(sizeof(double) * (size_t)p.lwork);
+    }
+    st = p.work ? run(&p) : FT_ERR_ALLOC;
+    free(p.E.a), free(p.CK.a), free(p.A0.a), free(p.hX), free(p.thr), free(p.work);
+    free(p.rowg);
+    double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
+    dist_allsum(&p.g, &v, 1, 1);
+    if (v > 0.0 && st == 0) st = FT_ERR_INTERNAL;
+    { /* what only the root recorded, on every process */
+        double rc[3] = {root ? (double)rep->recovery : 0.0,
+                        root ? (double)(rep->refactor_col + 1) : 0.0,
+                        root ? rep->refactor_flops : 0.0};
+        dist_allsum(&p.g, rc, 3, 1);
+        rep->recovery = (int)rc[0], rep->refactor_col = (int64_t)rc[1] - 1;
+        rep->refactor_flops = rc[2];
+    }
+    dist_report_reduce(&p.g, rep);
+    rep->time_total = ft_wtime() - t0;
+    if (ctx->policy.verbose >= 1 && root)
+        ft_log(ctx, 1, "ft_pdgeqrf m=%d n=%d: status=%d detected=%lld corrected=%lld "
+               "recovered=%lld uncorrectable=%lld", m, n, st, (long long)rep->detected,
+               (long long)rep->corrected, (long long)rep->recovered,
+               (long long)rep->uncorrectable);
+    return rep->status = st;
+}
+
+int ft_pdgeqrf(int m, int n, double *A, int ia, int ja, const int *descA, double *tau,
+               double *work, int lwork, int *info)
+{
+    return ft_pdgeqrf_ex(NULL, m, n, A, ia, ja, descA, tau, work, lwork, info, NULL);
+}

@@ -1,0 +1,491 @@
+/*
+ * test_dist.c — ft_pdgemm and ft_pdgeqrf on ScaLAPACK + MPI (docs/dist.md). Run under mpirun
+ * with 1, 2 or 4 processes: every process grid P x Q with P Q = the number of processes (1 x 1;
+ * 1 x 2 and 2 x 1; 2 x 2 and 1 x 4), block sizes 1, 7 and 32, submatrices at offsets. Checks:
+ *   - ft_pdgemm equals PDGEMM on the same data (it calls PDGEMM), all transposes;
+ *   - a fault in C on each process in turn is corrected (the result within 1e-13 relative of
+ *     PDGEMM's, which is the accuracy of an element rebuilt from its check);
+ *   - ft_pdgeqrf's factor passes LAPACK's dqrt01 ratios (Q formed by dorgqr from the gathered
+ *     factor) below 30 without faults, with a fault in the trailing matrix consumed by a panel
+ *     (re-factored), one in a later column and one in R (corrected), one in the checksums, each
+ *     on each process in turn; the R factor agrees with PDGEQRF's;
+ *   - argument errors: ScaLAPACK's -i / -(100 i + j), nothing written, no abort.
+ * Prints one line per case and "N passed, N failed"; every process exits non-zero on a failure.
+ */
+#include "ftla_dist.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void Cblacs_pinfo(int *me, int *np);
+void Cblacs_get(int ctxt, int what, int *val);
+void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+void Cblacs_gridexit(int ctxt);
+void Cblacs_exit(int cont);
+void Cdgsum2d(int ctxt, const char *scope, const char *top, int m, int n, double *A, int lda,
+              int rdest, int cdest);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
+               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
+void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+             const double *alpha, const double *A, const int *ia, const int *ja, const int *descA,
+             const double *B, const int *ib, const int *jb, const int *descB, const double *beta,
+             double *C, const int *ic, const int *jc, const int *descC, size_t, size_t);
+void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja,
+              const int *descA, double *tau, double *work, const int *lwork, int *info);
+
+static int g_me, g_np, g_pass, g_fail;
+
+typedef struct {
+    int ctxt, nprow, npcol, myrow, mycol;
+} grid_t;
+
+/* a distributed M x N matrix (global), blocks mb x nb, source (rsrc, csrc) */
+typedef struct {
+    int desc[9];
+    double *a;
+    int lr, lc;
+} dmat_t;
+
+static void dmat(const grid_t *g, int M, int N, int mb, int nb, int rsrc, int csrc, dmat_t *x)
+{
+    int info;
+    x->lr = numroc_(&M, &mb, &g->myrow, &rsrc, &g->nprow);
+    x->lc = numroc_(&N, &nb, &g->mycol, &csrc, &g->npcol);
+    int lld = (x->lr > 1 ? x->lr : 1) + 2; /* ld > local rows */
+    descinit_(x->desc, &M, &N, &mb, &nb, &rsrc, &csrc, &g->ctxt, &lld, &info);
+    x->a = calloc((size_t)lld * (size_t)(x->lc > 1 ? x->lc : 1), sizeof(double));
+}
+
+static long gidx(long l, int nb, int p, int src, int np)
+{
+    return (l / nb * np + (p - src + np) % np) * (long)nb + l % nb;
+}
+
+/* fill with a deterministic function of the global indices (the same on every grid) */
+static void fill(const grid_t *g, dmat_t *x, unsigned seed)
+{
+    const int *d = x->desc;
+    for (int lj = 0; lj < x->lc; lj++)
+        for (int li = 0; li < x->lr; li++) {
+            const long i = gidx(li, d[4], g->myrow, d[6], g->nprow);
+            const long j = gidx(lj, d[5], g->mycol, d[7], g->npcol);
+            unsigned long h = (unsigned long)(i * 7919 + j * 104729 + seed * 15485863u);
+            h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
+            x->a[li + lj * d[8]] = (double)(h % 20001) / 10000.0 - 1.0;
+        }
+}
+
+/* the global M x N matrix on every process */
+static double *gather(const grid_t *g, const dmat_t *x)
+{
+    const int *d = x->desc;
+    double *G = calloc((size_t)d[2] * (size_t)d[3] + 1, sizeof(double));
+    for (int lj = 0; lj < x->lc; lj++)
+        for (int li = 0; li < x->lr; li++) {
+            const long i = gidx(li, d[4], g->myrow, d[6], g->nprow);
+            const long j = gidx(lj, d[5], g->mycol, d[7], g->npcol);
+            G[i + j * d[2]] = x->a[li + lj * d[8]];
+        }
+    Cdgsum2d(g->ctxt, "All", " ", d[2], d[3], G, d[2], -1, -1);
+    return G;
+}
+
+/* tau is distributed by columns (process row 0..P-1 all hold it): gather it from row 0 */
+static double *gather_tau(const grid_t *g, const dmat_t *x, const double *tau)
+{
+    const int *d = x->desc;
+    double *t = calloc((size_t)d[3] + 1, sizeof(double));
+    if (g->myrow == 0)
+        for (int lj = 0; lj < x->lc; lj++) t[gidx(lj, d[5], g->mycol, d[7], g->npcol)] = tau[lj];
+    Cdgsum2d(g->ctxt, "All", " ", d[3], 1, t, d[3], -1, -1);
+    return t;
+}
+
+/* the rank owning global (i, j) of x */
+static int owner(const grid_t *g, const dmat_t *x, long i, long j)
+{
+    const int *d = x->desc;
+    const int pr = (int)((d[6] + i / d[4]) % g->nprow), pc = (int)((d[7] + j / d[5]) % g->npcol);
+    return pr * g->npcol + pc; /* "Row" order */
+}
+
+static void result(const grid_t *g, int ok, const char *what)
+{
+    double v = ok ? 0.0 : 1.0;
+    Cdgsum2d(g->ctxt, "All", " ", 1, 1, &v, 1, -1, -1);
+    ok = v == 0.0;
+    if (ok) g_pass++;
+    else g_fail++;
+    if (g_me == 0 && (!ok || getenv("TEST_DIST_VERBOSE")))
+        printf("  %-90s %s\n", what, ok ? "ok" : "FAILED");
+}
+
+static int me_in(const grid_t *g) { return g->myrow * g->npcol + g->mycol; }
+
+/* ---- ft_pdgemm ------------------------------------------------------------------------------ */
+static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, int k)
+{
+    const int off = 2; /* submatrices at (3, 2) */
+    const int ar = (ta == 'N' ? m : k) + off + 1, ac = (ta == 'N' ? k : m) + off;
+    const int br = (tb == 'N' ? k : n) + off + 1, bc = (tb == 'N' ? n : k) + off;
+    dmat_t A, B, C, C0, Cr;
+    dmat(g, ar, ac, nb, nb, 0, 0, &A);
+    dmat(g, br, bc, nb + 1, nb, g->nprow - 1, 0, &B); /* other blocking and source: PDGEMM aligns */
+    dmat(g, m + off + 1, n + off, nb, nb, 0, g->npcol - 1, &C);
+    dmat(g, m + off + 1, n + off, nb, nb, 0, g->npcol - 1, &C0);
+    dmat(g, m + off + 1, n + off, nb, nb, 0, g->npcol - 1, &Cr);
+    fill(g, &A, 1), fill(g, &B, 2), fill(g, &C0, 3);
+    const int i1 = off + 2, j1 = off + 1;
+    const double alpha = 0.7, beta = -0.45;
+    const size_t bytes = sizeof(double) * (size_t)C.desc[8] * (size_t)(C.lc > 1 ? C.lc : 1);
+    memcpy(Cr.a, C0.a, bytes);
+    pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.a, &i1, &j1, A.desc, B.a, &i1, &j1, B.desc, &beta,
+            Cr.a, &i1, &j1, Cr.desc, 1, 1);
+    double *R = gather(g, &Cr);
+    char what[160];
+    /* no fault: PDGEMM's result exactly */
+    memcpy(C.a, C0.a, bytes);
+    ft_report_t rep;
+    int st = ft_pdgemm_ex(NULL, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
+                          beta, C.a, i1, j1, C.desc, &rep);
+    double *G = gather(g, &C), err = 0.0, nrm = 0.0;
+    for (long x = 0; x < (long)C.desc[2] * C.desc[3]; x++) {
+        err = fmax(err, fabs(G[x] - R[x]));
+        nrm = fmax(nrm, fabs(R[x]));
+    }
+    free(G);
+    /* PDGEMM's result (bit for bit on one process; across processes the engine's reductions
+     * need not add in the same order from one call to the next) */
+    int ok = st == 0 && err <= 1e-14 * nrm && rep.detected == 0 && rep.checks > 0;
+    snprintf(what, sizeof what,
+             "pdgemm %dx%d nb %d %c%c m %d n %d k %d: no fault (st %d, err %.1e, detected %lld)",
+             g->nprow, g->npcol, nb, ta, tb, m, n, k, st, err / (nrm > 0 ? nrm : 1),
+             (long long)rep.detected);
+    result(g, ok, what);
+    /* a fault on each process in turn (an element it owns), two bits: exponent and mantissa */
+    const int bits[2] = {61, 47};
+    for (int r = 0; r < g->nprow * g->npcol; r++)
+        for (int b = 0; b < 2; b++) {
+            long fi = -1, fj = -1;
+            for (long j = 0; j < n && fi < 0; j++)
+                for (long i = (r * 5 + j) % (m > 0 ? m : 1); i < m; i++)
+                    if (owner(g, &C, i1 - 1 + i, j1 - 1 + j) == r) {
+                        fi = i, fj = j;
+                        break;
+                    }
+            if (fi < 0) continue; /* this process owns nothing of sub(C) */
+            memcpy(C.a, C0.a, bytes);
+            ft_context_t *ctx = NULL;
+            ft_context_create(&ctx, FT_DEVICE_CPU);
+            if (me_in(g) == r) {
+                ft_fault_t f = {.region = FT_REGION_C, .row = fi, .col = fj, .bit = bits[b],
+                                .call = -1, .step = -1};
+                ft_inject_add(ctx, &f);
+            }
+            st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1,
+                              B.desc, beta, C.a, i1, j1, C.desc, &rep);
+            ft_context_destroy(ctx);
+            double *G = gather(g, &C), err = 0.0, nrm = 0.0;
+            for (long x = 0; x < (long)C.desc[2] * C.desc[3]; x++) {
+                err = fmax(err, fabs(G[x] - R[x]));
+                nrm = fmax(nrm, fabs(R[x]));
+            }
+            free(G);
+            ok = st == 0 && rep.injected == 1 && rep.corrected == 1 && err <= 1e-13 * nrm;
+            snprintf(what, sizeof what,
+                     "pdgemm %dx%d nb %d %c%c: bit %d of C(%ld,%ld) on rank %d corrected "
+                     "(st %d, corrected %lld, err %.1e)",
+                     g->nprow, g->npcol, nb, ta, tb, bits[b], fi, fj, r, st,
+                     (long long)rep.corrected, err / (nrm > 0 ? nrm : 1));
+            result(g, ok, what);
+        }
+    free(R), free(A.a), free(B.a), free(C.a), free(C0.a), free(Cr.a);
+}
+
+/* ---- ft_pdgeqrf ----------------------------------------------------------------------------- */
+/* dqrt01's ratios of the gathered factor F (sub-matrix at (ia, ja) of the global M x N) */
+static void qr_ratios(const double *A0, const double *F, const double *tau, int M, int ia, int ja,
+                      int m, int n, double *r1, double *r2)
+{
+    const int k = m < n ? m : n;
+    double *Q = calloc((size_t)m * m, sizeof(double)), *R = calloc((size_t)m * n, sizeof(double));
+    for (int j = 0; j < k; j++)
+        for (int i = 0; i < m; i++) Q[i + (size_t)j * m] = F[(ia + i) + (size_t)(ja + j) * M];
+    LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, m, k, Q, m, tau + ja);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i <= j && i < m; i++) R[i + (size_t)j * m] = F[(ia + i) + (size_t)(ja + j) * M];
+    double anrm = 0.0, res = 0.0, orth = 0.0;
+    for (int j = 0; j < n; j++) {
+        double cs = 0.0, rs = 0.0;
+        for (int i = 0; i < m; i++) {
+            double qr = 0.0;
+            for (int l = 0; l < m; l++) qr += Q[i + (size_t)l * m] * R[l + (size_t)j * m];
+            rs += fabs(A0[(ia + i) + (size_t)(ja + j) * M] - qr);
+            cs += fabs(A0[(ia + i) + (size_t)(ja + j) * M]);
+        }
+        anrm = fmax(anrm, cs), res = fmax(res, rs);
+    }
+    for (int j = 0; j < m; j++) {
+        double cs = 0.0;
+        for (int i = 0; i < m; i++) {
+            double d = (i == j) ? 1.0 : 0.0;
+            for (int l = 0; l < m; l++) d -= Q[l + (size_t)i * m] * Q[l + (size_t)j * m];
+            cs += fabs(d);
+        }
+        orth = fmax(orth, cs);
+    }
+    const double eps = 0x1p-52 / 2 * 2; /* dlamch('P') */
+    *r1 = res / ((double)(m > n ? m : n) * anrm * eps);
+    *r2 = orth / ((double)m * eps);
+    free(Q), free(R);
+}
+
+static void qr_case(const grid_t *g, int nb, int m, int n)
+{
+    const int ia = 3, ja = 2, M = m + ia + 1, N = n + ja;
+    dmat_t A, A0;
+    dmat(g, M, N, nb, nb, 0, 0, &A);
+    dmat(g, M, N, nb, nb, 0, 0, &A0);
+    fill(g, &A0, 7);
+    const size_t bytes = sizeof(double) * (size_t)A.desc[8] * (size_t)(A.lc > 1 ? A.lc : 1);
+    double *G0 = gather(g, &A0);
+    double *tau = calloc((size_t)A.lc + 1, sizeof(double));
+    int lwork = -1, info = 0;
+    double wq = 0.0;
+    ft_pdgeqrf(m, n, A.a, ia, ja, A.desc, tau, &wq, -1, &info);
+    lwork = (int)wq;
+    double *work = malloc(sizeof(double) * (size_t)(lwork > 1 ? lwork : 1));
+    /* the reference R: PDGEQRF */
+    memcpy(A.a, A0.a, bytes);
+    pdgeqrf_(&m, &n, A.a, &ia, &ja, A.desc, tau, work, &lwork, &info);
+    double *Rref = gather(g, &A);
+    char what[200];
+    /* cases: 0 no fault; 1 trailing, a column of the panel at step 1 (consumed); 2 trailing, a
+     * later column; 3 R at step 2; 4 a checksum */
+    const int ncase = 5;
+    for (int c = 0; c < ncase; c++) {
+        const int nr = c == 0 ? 1 : g->nprow * g->npcol;
+        for (int r = 0; r < nr; r++) {
+            const int k = m < n ? m : n;
+            const int p1 = nb - (ja - 1) % nb; /* columns of panel 0 */
+            long fi = -1, fj = -1;
+            int step = 1;
+            ft_region_t reg = FT_REGION_TRAILING;
+            if (c >= 1) {
+                /* candidate elements in the region, owned by rank r */
+                for (long t = 0; t < (long)m * n && fi < 0; t++) {
+                    long i = (t * 7 + r * 3) % m, j = (t / m + r) % n;
+                    if (c == 1) { /* in the panel of step 1: columns [p1, p1 + nb), rows >= p1 */
+                        if (p1 >= k) break;
+                        j = p1 + (t % (nb < k - p1 ? nb : k - p1));
+                        i = p1 + (t / nb) % (m - p1);
+                    } else if (c == 2) { /* after that panel */
+                        if (p1 + nb >= n || p1 >= m) break;
+                        j = p1 + nb + t % (n - p1 - nb);
+                        i = p1 + (t / (n - p1 - nb)) % (m - p1);
+                    } else if (c == 3) { /* R: rows < the boundary of step 1 */
+                        if (p1 >= k) break;
+                        reg = FT_REGION_R, step = 1;
+                        i = t % p1;
+                        j = i + (t / p1) % (n - i);
+                    } else { /* the first checksum column, before the first panel */
+                        reg = FT_REGION_CHECKSUM, step = 0;
+                        i = t % m, j = 0;
+                    }
+                    if (c == 4) {
+                        const int pr = (int)((0 + (ia - 1 + i) / nb) % g->nprow);
+                        if (pr * g->npcol + 0 == r) fi = i, fj = j;
+                    } else if (owner(g, &A, ia - 1 + i, ja - 1 + j) == r) {
+                        fi = i, fj = j;
+                    }
+                }
+                if (fi < 0) continue;
+            }
+            memcpy(A.a, A0.a, bytes);
+            memset(tau, 0, sizeof(double) * (size_t)A.lc);
+            ft_context_t *ctx = NULL;
+            ft_context_create(&ctx, FT_DEVICE_CPU);
+            if (c >= 1 && me_in(g) == r) {
+                ft_fault_t f = {.region = reg, .row = fi, .col = fj, .bit = 61, .call = -1,
+                                .step = step};
+                ft_inject_add(ctx, &f);
+            }
+            ft_report_t rep;
+            const int st = ft_pdgeqrf_ex(ctx, m, n, A.a, ia, ja, A.desc, tau, work, lwork, &info,
+                                         &rep);
+            ft_context_destroy(ctx);
+            double *F = gather(g, &A), *T = gather_tau(g, &A, tau), r1 = 0, r2 = 0;
+            qr_ratios(G0, F, T, M, ia - 1, ja - 1, m, n, &r1, &r2);
+            double rdiff = 0.0, rn = 0.0;
+            for (int j = 0; j < n; j++)
+                for (int i = 0; i <= j && i < m; i++) {
+                    const size_t x = (size_t)(ia - 1 + i) + (size_t)(ja - 1 + j) * M;
+                    rdiff = fmax(rdiff, fabs(F[x] - Rref[x]));
+                    rn = fmax(rn, fabs(Rref[x]));
+                }
+            free(F), free(T);
+            int ok = st == 0 && info == 0 && r1 < 30 && r2 < 30 && rdiff <= 1e-10 * rn;
+            if (c >= 1) ok = ok && rep.injected == 1 && (c == 4 ? rep.checksum_errors >= 1
+                                                               : rep.corrected >= 1);
+            if (c == 1) ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
+            static const char *names[] = {"no fault", "consumed by a panel (re-factor)",
+                                          "trailing, later column", "in R", "in the checksums"};
+            snprintf(what, sizeof what,
+                     "pdgeqrf %dx%d nb %d m %d n %d: %s (%ld,%ld) rank %d: st %d ratios %.2g %.2g "
+                     "R diff %.1e corrected %lld",
+                     g->nprow, g->npcol, nb, m, n, names[c], fi, fj, r, st, r1, r2,
+                     rdiff / (rn > 0 ? rn : 1), (long long)rep.corrected);
+            result(g, ok, what);
+        }
+    }
+    free(G0), free(Rref), free(tau), free(work), free(A.a), free(A0.a);
+}
+
+/* ---- argument errors ------------------------------------------------------------------------ */
+static void args_case(const grid_t *g)
+{
+    dmat_t A;
+    dmat(g, 20, 20, 4, 4, 0, 0, &A);
+    fill(g, &A, 9);
+    const size_t bytes = sizeof(double) * (size_t)A.desc[8] * (size_t)(A.lc > 1 ? A.lc : 1);
+    double *keep = malloc(bytes);
+    memcpy(keep, A.a, bytes);
+    int st = ft_pdgemm('N', 'N', -1, 4, 4, 1.0, A.a, 1, 1, A.desc, A.a, 1, 1, A.desc, 0.0, A.a, 1,
+                       1, A.desc);
+    result(g, st == -3 && !memcmp(keep, A.a, bytes), "pdgemm m = -1: -3, nothing written");
+    int bad[9];
+    memcpy(bad, A.desc, sizeof bad);
+    bad[4] = 0; /* MB_ of descA */
+    st = ft_pdgemm('N', 'N', 4, 4, 4, 1.0, A.a, 1, 1, bad, A.a, 1, 1, A.desc, 0.0, A.a, 1, 1,
+                   A.desc);
+    result(g, st == -1005 && !memcmp(keep, A.a, bytes), "pdgemm descA MB_ = 0: -1005");
+    st = ft_pdgemm('X', 'N', 4, 4, 4, 1.0, A.a, 1, 1, A.desc, A.a, 1, 1, A.desc, 0.0, A.a, 1, 1,
+                   A.desc);
+    result(g, st == -1, "pdgemm transa 'X': -1");
+    st = ft_pdgemm('N', 'N', 4, 4, 4, 1.0, A.a, 1, 1, A.desc, A.a, 1, 1, A.desc, 0.0, A.a, 18, 1,
+                   A.desc);
+    result(g, st == -17 && !memcmp(keep, A.a, bytes), "pdgemm ic out of range: -17");
+    double tau[32], w[4];
+    int info = 0;
+    st = ft_pdgeqrf(20, 20, A.a, 1, 1, A.desc, tau, w, 1, &info);
+    result(g, st == -9 && info == -9 && !memcmp(keep, A.a, bytes), "pdgeqrf lwork 1: -9");
+    st = ft_pdgeqrf(21, 20, A.a, 1, 1, A.desc, tau, w, -1, &info);
+    result(g, st == -4 && info == -4, "pdgeqrf m beyond the matrix: -4 (ia)");
+    free(keep), free(A.a);
+}
+
+/* --bench N NB RUNS: ft_pdgemm / ft_pdgeqrf against PDGEMM / PDGEQRF on N x N, alternated, on
+ * the squarest grid; prints the median and range of each (seconds, MPI_Wtime-like wall clock
+ * after a barrier) and the ratio of the medians. */
+static double wall(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+void Cblacs_barrier(int ctxt, const char *scope);
+static int cmpd(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static void bench(int N, int nb, int runs)
+{
+    grid_t g;
+    int p = 1;
+    while ((p + 1) * (p + 1) <= g_np) p++;
+    while (g_np % p) p--;
+    Cblacs_get(-1, 0, &g.ctxt);
+    Cblacs_gridinit(&g.ctxt, "Row", p, g_np / p);
+    Cblacs_gridinfo(g.ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
+    dmat_t A, B, C, A0;
+    dmat(&g, N, N, nb, nb, 0, 0, &A), dmat(&g, N, N, nb, nb, 0, 0, &B);
+    dmat(&g, N, N, nb, nb, 0, 0, &C), dmat(&g, N, N, nb, nb, 0, 0, &A0);
+    fill(&g, &A0, 1), fill(&g, &B, 2);
+    const size_t bytes = sizeof(double) * (size_t)A.desc[8] * (size_t)(A.lc > 1 ? A.lc : 1);
+    double *tau = calloc((size_t)A.lc + 1, sizeof(double)), wq = 0.0;
+    int one = 1, info = 0, lw = -1;
+    pdgeqrf_(&N, &N, A.a, &one, &one, A.desc, tau, &wq, &lw, &info);
+    lw = (int)wq;
+    double *work = malloc(sizeof(double) * (size_t)lw);
+    double *t = calloc((size_t)(4 * runs), sizeof(double));
+    const double al = 1.0, be = 0.5;
+    for (int r = 0; r <= runs; r++)
+        for (int v = 0; v < 4; v++) {
+            const int w = r % 2 ? 3 - v : v; /* alternate the order */
+            memcpy(A.a, A0.a, bytes);
+            Cblacs_barrier(g.ctxt, "All");
+            const double t0 = wall();
+            if (w == 0)
+                pdgemm_("N", "N", &N, &N, &N, &al, A.a, &one, &one, A.desc, B.a, &one, &one,
+                        B.desc, &be, C.a, &one, &one, C.desc, 1, 1);
+            else if (w == 1)
+                ft_pdgemm('N', 'N', N, N, N, al, A.a, 1, 1, A.desc, B.a, 1, 1, B.desc, be, C.a, 1, 1,
+                          C.desc);
+            else if (w == 2)
+                pdgeqrf_(&N, &N, A.a, &one, &one, A.desc, tau, work, &lw, &info);
+            else
+                ft_pdgeqrf(N, N, A.a, 1, 1, A.desc, tau, work, lw, &info);
+            Cblacs_barrier(g.ctxt, "All");
+            if (r > 0) t[w * runs + r - 1] = wall() - t0; /* run 0: warm-up */
+        }
+    static const char *nm[4] = {"PDGEMM", "ft_pdgemm", "PDGEQRF", "ft_pdgeqrf"};
+    double med[4];
+    for (int w = 0; w < 4; w++) {
+        qsort(t + w * runs, (size_t)runs, sizeof(double), cmpd);
+        med[w] = t[w * runs + runs / 2];
+        if (g_me == 0)
+            printf("%% %dx%d N %d nb %d %-10s median %.4f s (%.4f - %.4f)\n", g.nprow, g.npcol, N,
+                   nb, nm[w], med[w], t[w * runs], t[w * runs + runs - 1]);
+    }
+    if (g_me == 0)
+        printf("%% ratio ft/engine: gemm %.3f, geqrf %.3f\n", med[1] / med[0], med[3] / med[2]);
+    free(t), free(work), free(tau), free(A.a), free(B.a), free(C.a), free(A0.a);
+    Cblacs_gridexit(g.ctxt);
+}
+
+int main(int argc, char **argv)
+{
+    Cblacs_pinfo(&g_me, &g_np);
+    if (argc > 4 && !strcmp(argv[1], "--bench")) {
+        bench(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+        Cblacs_exit(0);
+        return 0;
+    }
+    const int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    int shapes[][2] = {{1, 0}, {0, 0}};
+    int ng = 0;
+    for (int p = 1; p <= g_np; p++)
+        if (g_np % p == 0 && ng < 2) shapes[ng][0] = p, shapes[ng][1] = g_np / p, ng++;
+    if (g_np == 4) shapes[0][0] = 2, shapes[0][1] = 2, shapes[1][0] = 1, shapes[1][1] = 4;
+    if (g_np == 2) shapes[0][0] = 1, shapes[0][1] = 2, shapes[1][0] = 2, shapes[1][1] = 1;
+    if (g_np == 1) ng = 1;
+    if (g_me == 0) printf("%% test_dist: %d process(es)\n", g_np);
+    for (int s = 0; s < ng; s++) {
+        grid_t g;
+        Cblacs_get(-1, 0, &g.ctxt);
+        Cblacs_gridinit(&g.ctxt, "Row", shapes[s][0], shapes[s][1]);
+        Cblacs_gridinfo(g.ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
+        const int nbs[3] = {1, 7, 32};
+        for (int b = 0; b < 3; b++) {
+            if (quick && b == 0) continue;
+            gemm_case(&g, nbs[b], 'N', 'N', 37, 29, 23);
+            gemm_case(&g, nbs[b], 'T', 'N', 26, 33, 19);
+            gemm_case(&g, nbs[b], 'N', 'T', 31, 17, 40);
+            qr_case(&g, nbs[b], 45, 33);
+            qr_case(&g, nbs[b], 30, 41);
+        }
+        args_case(&g);
+        Cblacs_gridexit(g.ctxt);
+    }
+    if (g_me == 0) printf("%d passed, %d failed\n", g_pass, g_fail);
+    const int rc = g_fail ? 1 : 0;
+    Cblacs_exit(0);
+    return rc;
+}
