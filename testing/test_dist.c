@@ -12,10 +12,12 @@
  *   - argument errors: ScaLAPACK's -i / -(100 i + j), nothing written, no abort.
  * Prints one line per case and "N passed, N failed"; every process exits non-zero on a failure.
  */
+#include "abft/abft.h" /* the library's own thresholds: the campaign's limit oracle */
 #include "ftla_dist.h"
 
 #include <lapacke.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -450,9 +452,196 @@ static void bench(int N, int nb, int runs)
     Cblacs_gridexit(g.ctxt);
 }
 
+/* ---- --campaign TRIALS SEED: random faults, each classified against the fault-free result and
+ * the documented detection limit (the library's own threshold formulas, abft.h), as ft_campaign
+ * does on one process: masked / corrected / reported / silent below the limit are fine; a false
+ * alarm (a detection in a fault-free trial), a silent change above the limit, or a correction
+ * that leaves the result outside its accuracy fail. Every fifth trial is fault-free. */
+static uint64_t rng_next(uint64_t *x)
+{
+    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+    return *x;
+}
+
+static double flip(double x, int bit)
+{
+    uint64_t b;
+    memcpy(&b, &x, 8);
+    b ^= (uint64_t)1 << bit;
+    memcpy(&x, &b, 8);
+    return x;
+}
+
+enum { C_MASKED, C_CORRECTED, C_REPORTED, C_SILENT_BELOW, C_FALSE, C_SILENT_ABOVE, C_BADFIX, C_NCLASS };
+static const char *cname[C_NCLASS] = {"masked", "corrected", "reported", "silent<lim",
+                                      "FALSE-ALARM", "SILENT>LIM", "MISCORRECTED"};
+
+static int campaign(int trials, uint64_t seed)
+{
+    grid_t g;
+    int p = 1;
+    while ((p + 1) * (p + 1) <= g_np) p++;
+    while (g_np % p) p--;
+    Cblacs_get(-1, 0, &g.ctxt);
+    Cblacs_gridinit(&g.ctxt, "Row", p, g_np / p);
+    Cblacs_gridinfo(g.ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
+    const int nb = 7, one = 1;
+    /* dgemm: C(48 x 40) := 0.8 A(48 x 36) B(36 x 40) - 0.3 C; dgeqrf: 61 x 43 */
+    const int m = 48, n = 40, k = 36, qm = 61, qn = 43;
+    const double alpha = 0.8, beta = -0.3;
+    dmat_t A, B, C, C0, Q, Q0;
+    dmat(&g, m, k, nb, nb, 0, 0, &A), dmat(&g, k, n, nb, nb, 0, 0, &B);
+    dmat(&g, m, n, nb, nb, 0, 0, &C), dmat(&g, m, n, nb, nb, 0, 0, &C0);
+    dmat(&g, qm, qn, nb, nb, 0, 0, &Q), dmat(&g, qm, qn, nb, nb, 0, 0, &Q0);
+    fill(&g, &A, 11), fill(&g, &B, 12), fill(&g, &C0, 13), fill(&g, &Q0, 14);
+    const size_t cb = sizeof(double) * (size_t)C.desc[8] * (size_t)(C.lc > 1 ? C.lc : 1);
+    const size_t qb = sizeof(double) * (size_t)Q.desc[8] * (size_t)(Q.lc > 1 ? Q.lc : 1);
+    memcpy(C.a, C0.a, cb);
+    pdgemm_("N", "N", &m, &n, &k, &alpha, A.a, &one, &one, A.desc, B.a, &one, &one, B.desc,
+            &beta, C.a, &one, &one, C.desc, 1, 1);
+    double *Cref = gather(&g, &C), *GA = gather(&g, &A), *GB = gather(&g, &B);
+    double *GC0 = gather(&g, &C0), *GQ0 = gather(&g, &Q0);
+    double wq = 0.0;
+    int info = 0, lw = -1;
+    double *tau = calloc((size_t)Q.lc + 1, sizeof(double));
+    ft_pdgeqrf(qm, qn, Q.a, 1, 1, Q.desc, tau, &wq, -1, &info);
+    lw = (int)wq;
+    double *work = malloc(sizeof(double) * (size_t)lw);
+    /* the QR's limit: ft_pdgeqrf's block threshold (one block here: n <= 8 * 32) */
+    double qlim;
+    {
+        double sa = 0.0, ce2[61] = {0};
+        for (int j = 0; j < qn; j++) {
+            double n1 = 0.0, mx = 0.0;
+            for (int i = 0; i < qm; i++) {
+                const double v = GQ0[i + (size_t)j * qm];
+                n1 += fabs(v), mx = fmax(mx, fabs(v)), ce2[i] += v;
+            }
+            sa += ABFT_U * sqrt(n1) * sqrt(mx);
+        }
+        qlim = abft_qr_tau(2.0, qm, qn, sa + ABFT_U * abft_nrm2(qm, ce2));
+    }
+    const int T = 256, nsteps = (qn + nb - 1) / nb;
+    int64_t cnt[C_NCLASS] = {0};
+    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    int fails = 0;
+    for (int t = 0; t < trials; t++) {
+        const int qr = t % 2, clean = t % 5 == 4;
+        const int bit = (int)(rng_next(&rng) % 64);
+        ft_context_t *ctx = NULL;
+        ft_context_create(&ctx, FT_DEVICE_CPU);
+        ft_report_t rep;
+        int st, cls;
+        double effect = 0.0, limit = 0.0;
+        if (!qr) {
+            const long i = (long)(rng_next(&rng) % m), j = (long)(rng_next(&rng) % n);
+            if (!clean && owner(&g, &C, i, j) == me_in(&g)) {
+                ft_fault_t f = {.region = FT_REGION_C, .row = i, .col = j, .bit = bit, .call = -1,
+                                .step = -1};
+                ft_inject_add(ctx, &f);
+            }
+            memcpy(C.a, C0.a, cb);
+            st = ft_pdgemm_ex(ctx, 'N', 'N', m, n, k, alpha, A.a, 1, 1, A.desc, B.a, 1, 1, B.desc,
+                              beta, C.a, 1, 1, C.desc, &rep);
+            double *G = gather(&g, &C), err = 0.0;
+            for (long x = 0; x < (long)m * n; x++)
+                err = fmax(err, G[x] != Cref[x] ? fabs(G[x] - Cref[x]) : 0.0);
+            if (!clean) {
+                effect = fabs(flip(Cref[i + j * m], bit) - Cref[i + j * m]);
+                /* the row check's threshold, the sums of |C| with the fault in */
+                const double rsig = abft_gemm_rscale(T, k), sig = 1.0 / rsig;
+                double an = 0.0, zmax = 0.0, h = 0.0, s = 0.0;
+                for (int l = 0; l < k; l++) an += fabs(sig * GA[i + l * m]);
+                for (int l = 0; l < k; l++) {
+                    double z = 0.0;
+                    for (int c = 0; c < n; c++) z += fabs(sig * GB[l + c * k]);
+                    zmax = fmax(zmax, z);
+                }
+                for (int c = 0; c < n; c++) {
+                    h += fabs(sig * GC0[i + c * m]);
+                    s += fabs(sig * (c == j ? flip(Cref[i + c * m], bit) : Cref[i + c * m]));
+                }
+                double tt = abft_tau(2.0, k, n, alpha, beta, an, zmax, h, 0.0, rsig);
+                if (isfinite(s)) tt += abft_tau_s(2.0, n, s);
+                limit = tt * rsig;
+            }
+            if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
+            else if (st) cls = C_REPORTED;
+            else if (rep.detected == 0) cls = err == 0.0 ? C_MASKED
+                                          : effect <= limit ? C_SILENT_BELOW : C_SILENT_ABOVE;
+            else cls = err <= limit ? C_CORRECTED : C_BADFIX;
+            free(G);
+        } else {
+            const int step = (int)(rng_next(&rng) % nsteps), i0 = step * nb;
+            const int reg = (int)(rng_next(&rng) % 3);
+            long i = -1, j = -1;
+            ft_region_t r = FT_REGION_TRAILING;
+            if (reg == 0) { /* trailing: rows and columns >= i0 */
+                i = i0 + (long)(rng_next(&rng) % (qm - i0)), j = i0 + (long)(rng_next(&rng) % (qn - i0));
+            } else if (reg == 1 && i0 > 0) { /* R: rows < i0, columns >= row */
+                r = FT_REGION_R;
+                i = (long)(rng_next(&rng) % i0), j = i + (long)(rng_next(&rng) % (qn - i));
+            } else { /* a checksum column */
+                r = FT_REGION_CHECKSUM;
+                i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);
+            }
+            int own;
+            if (r == FT_REGION_CHECKSUM) own = (int)((i / nb) % g.nprow) * g.npcol == me_in(&g);
+            else own = owner(&g, &Q, i, j) == me_in(&g);
+            if (!clean && own) {
+                ft_fault_t f = {.region = r, .row = i, .col = j, .bit = bit, .call = -1,
+                                .step = step};
+                ft_inject_add(ctx, &f);
+            }
+            memcpy(Q.a, Q0.a, qb);
+            st = ft_pdgeqrf_ex(ctx, qm, qn, Q.a, 1, 1, Q.desc, tau, work, lw, &info, &rep);
+            double *F = gather(&g, &Q), *Tt = gather_tau(&g, &Q, tau), r1 = 0.0, r2 = 0.0;
+            qr_ratios(GQ0, F, Tt, qm, 0, 0, qm, qn, &r1, &r2);
+            free(F), free(Tt);
+            /* the injected change, from the owner's report */
+            double ev[1] = {0.0};
+            for (int e = 0; e < rep.nevents; e++)
+                if (rep.events[e].kind == FT_EVENT_INJECTED)
+                    ev[0] = fabs(rep.events[e].after - rep.events[e].before);
+            Cdgsum2d(g.ctxt, "All", " ", 1, 1, ev, 1, -1, -1);
+            effect = ev[0], limit = r == FT_REGION_CHECKSUM ? INFINITY : qlim;
+            const int good = r1 < 30 && r2 < 30;
+            if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
+            else if (st) cls = C_REPORTED;
+            else if (rep.detected == 0 && rep.checksum_errors == 0)
+                cls = good ? C_MASKED : effect <= limit ? C_SILENT_BELOW : C_SILENT_ABOVE;
+            else cls = good ? C_CORRECTED : C_BADFIX;
+        }
+        ft_context_destroy(ctx);
+        cnt[cls]++;
+        if (cls >= C_FALSE) {
+            fails++;
+            if (g_me == 0)
+                printf("  trial %d %s bit %d: %s (status %d, detected %lld, effect %.3g, limit "
+                       "%.3g)\n", t, qr ? "pdgeqrf" : "pdgemm", bit, cname[cls], st,
+                       (long long)rep.detected, effect, limit);
+        }
+    }
+    if (g_me == 0) {
+        printf("%% campaign %d trials, seed %llu, grid %dx%d:", trials, (unsigned long long)seed,
+               g.nprow, g.npcol);
+        for (int c = 0; c < C_NCLASS; c++) printf(" %s %lld", cname[c], (long long)cnt[c]);
+        printf("\n%d passed, %d failed\n", trials - fails, fails);
+    }
+    free(Cref), free(GA), free(GB), free(GC0), free(GQ0), free(tau), free(work);
+    free(A.a), free(B.a), free(C.a), free(C0.a), free(Q.a), free(Q0.a);
+    Cblacs_gridexit(g.ctxt);
+    return fails;
+}
+
 int main(int argc, char **argv)
 {
     Cblacs_pinfo(&g_me, &g_np);
+    if (argc > 3 && !strcmp(argv[1], "--campaign")) {
+        const int f = campaign(atoi(argv[2]), (uint64_t)strtoull(argv[3], NULL, 10));
+        Cblacs_exit(0);
+        return f ? 1 : 0;
+    }
     if (argc > 4 && !strcmp(argv[1], "--bench")) {
         bench(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
         Cblacs_exit(0);

@@ -216,10 +216,6 @@ static int run(pg_t *p)
             for (int64_t i = 0; i < m; i++) {
                 const int r = fail[i + J * m];
                 if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
-                if (abft_is_checksum_only(r)) {
-                    if (p->root) p->rep->checksum_errors++;
-                    continue;
-                }
                 const int64_t e = i + 2 * J * m, w = e + m;
                 const double pe = p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
                 const double pw = p->alpha * p->hP[w] + (p->beta != 0.0 ? p->beta * p->hC0[w] : 0.0);
@@ -227,6 +223,22 @@ static int run(pg_t *p)
                 const int64_t tj = n - J * p->T < p->T ? n - J * p->T : p->T;
                 const int64_t jj = isfinite(de) && isfinite(dw) && de != 0.0
                                        ? abft_locate(dw / de, p->W) : -1;
+                if (abft_is_checksum_only(r)) {
+                    /* the plain check alone: a data error delta in (tau, tau / w_j] shows in
+                     * the weighted one as w_j delta <= tau — data when the ratio locates a
+                     * column consistently; else (and the weighted check alone, which data
+                     * cannot cause: w <= 1) the prediction was hit, the data are untouched */
+                    double tau = 0.0;
+                    abft_check(p->tol, p->k, tj, p->alpha, p->beta, p->anorm[i], p->zmax[J],
+                               p->beta != 0.0 ? p->h[i + J * m] : 0.0, p->s[i + J * m], de, dw,
+                               p->rsig, &tau);
+                    if (r != ABFT_FAIL_PLAIN || jj < 0 || jj >= tj ||
+                        !abft_consistent(de, dw, jj, p->W, tau)) {
+                        if (p->root) p->rep->checksum_errors++;
+                        fail[i + J * m] = ABFT_PASS; /* not data: nothing to re-check */
+                        continue;
+                    }
+                }
                 if (jj < 0 || jj >= tj) { /* a NaN / Inf element: the row's non-finite one */
                     int64_t found = -1;
                     for (int64_t c = J * p->T; c < J * p->T + tj && found < 0; c++) {

@@ -42,11 +42,13 @@ typedef struct {
     double sig, tol;
     dist_mat_t E, CK, A0; /* weights, checksums, the copy of A */
     double *hX, *hC;      /* m x 2B replicated */
+    double *hR;           /* 2m: one block's residuals r, s */
     double *thr;          /* B */
     double *work;
     int lwork;
     int root;
     int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
+    int q;         /* verify after every q-th panel step (and after the last) */
 } pq_t;
 
 /* X := [R11 R12; 0 A22] E at boundary i (local part, then the sum over the grid) */
@@ -196,8 +198,13 @@ static int thresholds(pq_t *p)
 
 /* Compare CK with X at boundary i. Returns 0 clean, else the number of failing checks; fills
  * loc[l + b m] = -1 pass, -2 checksum only (plain or weighted), -3 not locatable, else the
- * located column (0-based in sub(A)). */
-static int64_t compare(pq_t *p, int64_t i, int64_t *loc)
+ * located column (0-based in sub(A)); and afit[b] = -1 when the block's aggregate test passes
+ * (||r||_2, ||s||_2 <= tau: tau bounds the 2-norm of the rounding residual, so an error spread
+ * over many rows, each below tau, still fails it — as ft_dgeqrf), else the column fitted over
+ * all rows, w = (s.r)/(r.r): c, or c + n when c < i and the residual below its diagonal fails
+ * (consumed by its panel), -2 for one checksum column alone, -3 when no column fits, -4 when
+ * none fits but located failing rows may explain it (their correction is re-checked). */
+static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
 {
     const int64_t m = p->m, c2 = 2 * p->ncb;
     trap_sums(p, i);
@@ -205,22 +212,57 @@ static int64_t compare(pq_t *p, int64_t i, int64_t *loc)
     int64_t nf = 0;
     for (int64_t b = 0; b < p->ncb; b++) {
         const int64_t w = p->nbc < p->n - b * p->nbc ? p->nbc : p->n - b * p->nbc;
+        const double *ce = p->hC + 2 * b * m, *cw = ce + m, *xe = p->hX + 2 * b * m, *xw = xe + m;
+        double *dr = p->hR, *ds = p->hR + m;
         for (int64_t l = 0; l < m; l++) {
-            const double r = p->hC[l + 2 * b * m] - p->hX[l + 2 * b * m];
-            const double s = p->hC[l + (2 * b + 1) * m] - p->hX[l + (2 * b + 1) * m];
+            const double r = ce[l] - xe[l], s = cw[l] - xw[l];
+            dr[l] = r, ds[l] = s;
             const int out = abft_compare(r, s, p->thr[b]);
             int64_t v = -1;
-            if (out == ABFT_FAIL_BOTH) {
+            if (out != ABFT_PASS) {
+                /* both checks, or the plain one alone with a consistent ratio (a data error
+                 * delta in (tau, tau / w_j] shows in s as w_j delta <= tau): data; else the
+                 * checksum (the weighted check alone cannot come from data: w <= 1) */
                 const int64_t jj = isfinite(r) && isfinite(s) && r != 0.0
                                        ? abft_locate(s / r, p->Wb) : -1;
-                v = jj >= 0 && jj < w && abft_consistent(r, s, jj, p->Wb, p->thr[b])
-                        ? b * p->nbc + jj : -3;
-            } else if (out != ABFT_PASS) {
-                v = -2;
+                const int ok = jj >= 0 && jj < w && abft_consistent(r, s, jj, p->Wb, p->thr[b]);
+                v = ok && out != ABFT_FAIL_WEIGHTED ? b * p->nbc + jj
+                    : out == ABFT_FAIL_BOTH         ? -3
+                                                    : -2;
             }
             loc[l + b * m] = v;
             if (v != -1) nf++;
         }
+        const double nr = abft_nrm2(m, dr), ns = abft_nrm2(m, ds);
+        afit[b] = -1;
+        if (nr <= p->thr[b] && ns <= p->thr[b]) continue;
+        nf++;
+        if ((nr > p->thr[b] && ns <= p->thr[b] / 4) || (ns > p->thr[b] && nr <= p->thr[b] / 4)) {
+            afit[b] = -2; /* one checksum column of the block, spread by the updates */
+            continue;
+        }
+        double rs = 0.0, rr = 0.0, mx = 0.0;
+        for (int64_t l = 0; l < m; l++) mx = fabs(dr[l]) > mx ? fabs(dr[l]) : mx;
+        const double sc = mx > 0.0 && isfinite(mx) ? 1.0 / mx : 0.0; /* no overflow in r.r */
+        for (int64_t l = 0; l < m; l++)
+            rs += (sc * dr[l]) * (sc * ds[l]), rr += (sc * dr[l]) * (sc * dr[l]);
+        const int64_t jj = rr > 0.0 && isfinite(rs / rr) ? abft_locate(rs / rr, p->Wb) : -1;
+        afit[b] = -3;
+        int64_t rows = 0; /* failing rows that were located: they may explain the aggregate */
+        for (int64_t l = 0; l < m; l++) rows += loc[l + b * m] >= 0;
+        if (jj >= 0 && jj < w) {
+            const double wj = abft_weight(jj, p->Wb);
+            for (int64_t l = 0; l < m; l++) ds[l] -= wj * dr[l];
+            if (abft_nrm2(m, ds) <= 2.0 * p->thr[b] + nr / (4.0 * (double)p->Wb)) {
+                const int64_t c = b * p->nbc + jj;
+                afit[b] = c;
+                /* in a finished column, residual below its diagonal: consumed by its panel
+                 * (marked c + n); at and above it: an error in R itself */
+                if (c < i && c + 1 < m && abft_nrm2(m - c - 1, dr + c + 1) > p->thr[b])
+                    afit[b] = c + p->n;
+            }
+        }
+        if (afit[b] == -3 && rows) afit[b] = -4; /* left to the rows; the re-check decides */
     }
     return nf;
 }
@@ -269,11 +311,12 @@ static int run(pq_t *p)
             p->rowg[li] = l >= 0 && l < m ? l : -1;
         }
     }
-    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2) + sizeof(int64_t) * (size_t)(m * p->ncb));
+    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2 + 2 * m) +
+                   sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb));
     p->thr = malloc(sizeof(double) * (size_t)p->ncb);
     if (!p->hX || !p->thr) return FT_ERR_ALLOC;
-    p->hC = p->hX + m * c2;
-    int64_t *loc = (int64_t *)(p->hC + m * c2);
+    p->hC = p->hX + m * c2, p->hR = p->hC + m * c2;
+    int64_t *loc = (int64_t *)(p->hR + 2 * m), *afit = loc + m * p->ncb;
     const int checkable = thresholds(p) == FT_SUCCESS;
     for (int64_t lj = 0; lj < p->E.lc; lj++) {
         const int64_t c = dist_global(lj, 2, g->mycol, 0, g->npcol), b = c / 2;
@@ -321,24 +364,28 @@ static int run(pq_t *p)
         j += jb, step++;
         if (!checkable) continue;
 
+        if (p->q > 0 && step % p->q != 0 && j < kk) continue; /* policy.verify_every */
         const double t1 = ft_wtime();
-        int64_t nf = compare(p, j, loc);
+        int64_t nf = compare(p, j, loc, afit);
         if (nf) {
-            /* a consumed error anywhere: re-factor from the first panel it reached */
+            /* a consumed error anywhere (a row or a block's fit pointing into a finished panel
+             * below its diagonal): re-factor from the first panel it reached */
             int64_t ps = -1, nloc = 0, bad = 0, nck = 0;
-            for (int64_t x = 0; x < m * p->ncb; x++) {
-                const int64_t l = x % m, c = loc[x];
-                if (c == -1) continue;
+            for (int64_t x = 0; x < m * p->ncb + p->ncb; x++) {
+                const int agg = x >= m * p->ncb;
+                int64_t c = agg ? afit[x - m * p->ncb] : loc[x], l = agg ? 0 : x % m;
+                if (agg && c >= n) c -= n, l = m; /* consumed (compare) */
+                if (c == -1 || c == -4) continue;
                 if (c == -2) { nck++; continue; }
                 if (c == -3) { bad++; continue; }
-                nloc++;
+                if (!agg) nloc++;
                 if (c < j && l > c) {
                     const int64_t pc = c - (p->ja - 1 + c) % d[NB_]; /* its panel's first column */
                     const int64_t s0 = pc < 0 ? 0 : pc;
                     if (ps < 0 || s0 < ps) ps = s0;
                 }
             }
-            if (p->root) p->rep->detected += nloc + bad;
+            if (p->root) p->rep->detected += (nloc || ps >= 0 ? 1 : 0) + bad;
             if (ps >= 0 && refactors < 3) {
                 refactors++;
                 ft_log(p->ctx, 2, "pdgeqrf: error consumed by the panel at column %lld: "
@@ -346,7 +393,7 @@ static int run(pq_t *p)
                 const double tr = ft_wtime();
                 FT_CHECK(refactor_from(p, ps));
                 if (p->root) {
-                    p->rep->located += nloc, p->rep->recovered++, p->rep->corrected++;
+                    p->rep->located++, p->rep->recovered++, p->rep->corrected++;
                     p->rep->recovery |= 2;
                     if (p->rep->refactor_col < 0 || ps < p->rep->refactor_col)
                         p->rep->refactor_col = ps;
@@ -365,13 +412,46 @@ static int run(pq_t *p)
                 tp += ft_wtime() - t1;
                 continue;
             }
-            if (ps >= 0) bad += nloc, nloc = 0; /* the same error again: give up */
-            /* in place: R, R12 and the trailing matrix, each located element rebuilt from its
-             * row check: set to 0, the sums formed again, A(l, c) = (CK - X)(l) / sigma (an
-             * element that dominates its row — Inf, NaN, an exponent flip — leaves no rounding
-             * of it behind); checksum rows formed again from X */
+            if (ps >= 0) bad++, nloc = 0; /* the same error again: give up */
+            /* in place (R, R12, the trailing matrix):
+             *  - each located element is rebuilt from its row check: set to 0, the sums formed
+             *    again, A(l, c) = (CK - X)(l) / sigma (an element that dominates its row — Inf,
+             *    NaN, an exponent flip — leaves no rounding of it behind);
+             *  - an error an update spread down a trailing column c (a block's fit at c >= i,
+             *    with no failing row or with two or more pointing to c): the rows below tau
+             *    too, A(l, c) += r_l / sigma;
+             *  - a checksum row hit alone is formed again from X. */
             double *before = malloc(sizeof(double) * (size_t)(m * p->ncb));
             if (!before) return FT_ERR_ALLOC;
+            int64_t ncol = 0;
+            for (int64_t b = 0; b < p->ncb && !bad; b++) {
+                const int64_t c = afit[b];
+                if (c == -2) { /* a checksum column spread over rows: the block formed again */
+                    for (int64_t l = 0; l < m; l++)
+                        for (int h = 0; h < 2; h++) {
+                            double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l, 2 * b + h);
+                            if (e) *e = p->hX[l + (2 * b + h) * m];
+                        }
+                    continue;
+                }
+                if (c < 0 || c >= n) continue;
+                /* every located row of the block points to c: the whole column (an error an
+                 * update spread leaves rows below tau that one row's correction would not
+                 * touch; for a single element the others' residuals are rounding) */
+                int other = 0;
+                for (int64_t l = 0; l < m; l++) other |= loc[l + b * m] >= 0 && loc[l + b * m] != c;
+                if (other) continue;
+                for (int64_t l = 0; l < m; l++) {
+                    if (loc[l + b * m] != -1 || (c < j && l > c)) continue; /* R's rows only */
+                    const double r = p->hC[l + 2 * b * m] - p->hX[l + 2 * b * m];
+                    double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
+                    if (e) *e += r / p->sig;
+                }
+                ncol++;
+                if (p->root)
+                    ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_TRAILING, -1, c, step,
+                                    0.0, 0.0);
+            }
             for (int64_t x = 0; x < m * p->ncb; x++) {
                 const int64_t l = x % m, b = x / m, c = loc[x];
                 if (c == -2) {
@@ -379,13 +459,13 @@ static int run(pq_t *p)
                         double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l, 2 * b + h);
                         if (e) *e = p->hX[l + (2 * b + h) * m];
                     }
-                } else if (c >= 0 && nloc) {
+                } else if (c >= 0 && !bad) {
                     double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
                     if (e) before[x] = *e, *e = 0.0;
                 }
             }
-            if (nloc) trap_sums(p, j);
-            for (int64_t x = 0; x < m * p->ncb && nloc; x++) {
+            if (nloc && !bad) trap_sums(p, j);
+            for (int64_t x = 0; x < m * p->ncb && nloc && !bad; x++) {
                 const int64_t l = x % m, b = x / m, c = loc[x];
                 if (c < 0) continue;
                 double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
@@ -397,8 +477,8 @@ static int run(pq_t *p)
                 }
             }
             free(before);
-            if (p->root) p->rep->checksum_errors += nck, p->rep->located += nloc;
-            const int64_t left = compare(p, j, loc);
+            if (p->root) p->rep->checksum_errors += nck ? 1 : 0, p->rep->located += nloc + ncol;
+            const int64_t left = bad ? 0 : compare(p, j, loc, afit);
             if (left || bad) {
                 if (p->root) p->rep->uncorrectable += left + bad;
                 status = FT_ERR_UNCORRECTABLE;
@@ -407,7 +487,7 @@ static int run(pq_t *p)
                 tp += ft_wtime() - t1;
                 break;
             }
-            if (p->root) p->rep->corrected += nloc;
+            if (p->root) p->rep->corrected += nloc + ncol;
         }
         if (p->root) p->rep->checks += m * p->ncb;
         tp += ft_wtime() - t1;
@@ -480,6 +560,7 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     p.ncb = (n + p.nbc - 1) / p.nbc;
     p.Wb = abft_wden(p.nbc < n ? p.nbc : n);
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
+    p.q = ctx->policy.verify_every > 0 ? ctx->policy.verify_every : 1;
     /* the work of PDGEQRF / PDORMQR on a panel: the larger of their queries for the whole matrix */
     {
         int q = -1, i2 = 0;
