@@ -30,12 +30,12 @@ extern "C" {
  * process; report (may be NULL) receives the counters summed over all processes.
  */
 int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int k, double alpha,
-                 const double *A, int ia, int ja, const int *descA, const double *B, int ib,
-                 int jb, const int *descB, double beta, double *C, int ic, int jc,
-                 const int *descC, ft_report_t *report);
-int ft_pdgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A,
-              int ia, int ja, const int *descA, const double *B, int ib, int jb,
-              const int *descB, double beta, double *C, int ic, int jc, const int *descC);
+                 const double *A, int ia, int ja, const int *descA, const double *B, int ib, int jb,
+                 const int *descB, double beta, double *C, int ic, int jc, const int *descC,
+                 ft_report_t *report);
+int ft_pdgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A, int ia,
+              int ja, const int *descA, const double *B, int ib, int jb, const int *descB,
+              double beta, double *C, int ic, int jc, const int *descC);
 
 /**
  * QR factorization of sub(A) = A(ia:ia+m-1, ja:ja+n-1) as PDGEQRF (arguments 1-9 and info as
@@ -48,8 +48,8 @@ int ft_pdgemm(char transa, char transb, int m, int n, int k, double alpha, const
  */
 int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, const int *descA,
                   double *tau, double *work, int lwork, int *info, ft_report_t *report);
-int ft_pdgeqrf(int m, int n, double *A, int ia, int ja, const int *descA, double *tau,
-               double *work, int lwork, int *info);
+int ft_pdgeqrf(int m, int n, double *A, int ia, int ja, const int *descA, double *tau, double *work,
+               int lwork, int *info);
 
 #ifdef __cplusplus
 }

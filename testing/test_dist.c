@@ -38,8 +38,8 @@ void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
              const double *alpha, const double *A, const int *ia, const int *ja, const int *descA,
              const double *B, const int *ib, const int *jb, const int *descB, const double *beta,
              double *C, const int *ic, const int *jc, const int *descC, size_t, size_t);
-void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja,
-              const int *descA, double *tau, double *work, const int *lwork, int *info);
+void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja, const int *descA,
+              double *tau, double *work, const int *lwork, int *info);
 
 static int g_me, g_np, g_pass, g_fail;
 
@@ -147,8 +147,8 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
     const double alpha = 0.7, beta = -0.45;
     const size_t bytes = sizeof(double) * (size_t)C.desc[8] * (size_t)(C.lc > 1 ? C.lc : 1);
     memcpy(Cr.a, C0.a, bytes);
-    pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.a, &i1, &j1, A.desc, B.a, &i1, &j1, B.desc, &beta,
-            Cr.a, &i1, &j1, Cr.desc, 1, 1);
+    pdgemm_(&ta, &tb, &m, &n, &k, &alpha, A.a, &i1, &j1, A.desc, B.a, &i1, &j1, B.desc, &beta, Cr.a,
+            &i1, &j1, Cr.desc, 1, 1);
     double *R = gather(g, &Cr);
     char what[160];
     /* no fault: PDGEMM's result exactly */
@@ -186,12 +186,16 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
             ft_context_t *ctx = NULL;
             ft_context_create(&ctx, FT_DEVICE_CPU);
             if (me_in(g) == r) {
-                ft_fault_t f = {.region = FT_REGION_C, .row = fi, .col = fj, .bit = bits[b],
-                                .call = -1, .step = -1};
+                ft_fault_t f = {.region = FT_REGION_C,
+                                .row = fi,
+                                .col = fj,
+                                .bit = bits[b],
+                                .call = -1,
+                                .step = -1};
                 ft_inject_add(ctx, &f);
             }
-            st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1,
-                              B.desc, beta, C.a, i1, j1, C.desc, &rep);
+            st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
+                              beta, C.a, i1, j1, C.desc, &rep);
             ft_context_destroy(ctx);
             double *G = gather(g, &C), err = 0.0, nrm = 0.0;
             for (long x = 0; x < (long)C.desc[2] * C.desc[3]; x++) {
@@ -221,7 +225,8 @@ static void qr_ratios(const double *A0, const double *F, const double *tau, int 
         for (int i = 0; i < m; i++) Q[i + (size_t)j * m] = F[(ia + i) + (size_t)(ja + j) * M];
     LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, m, k, Q, m, tau + ja);
     for (int j = 0; j < n; j++)
-        for (int i = 0; i <= j && i < m; i++) R[i + (size_t)j * m] = F[(ia + i) + (size_t)(ja + j) * M];
+        for (int i = 0; i <= j && i < m; i++)
+            R[i + (size_t)j * m] = F[(ia + i) + (size_t)(ja + j) * M];
     double anrm = 0.0, res = 0.0, orth = 0.0;
     for (int j = 0; j < n; j++) {
         double cs = 0.0, rs = 0.0;
@@ -314,13 +319,13 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             ft_context_t *ctx = NULL;
             ft_context_create(&ctx, FT_DEVICE_CPU);
             if (c >= 1 && me_in(g) == r) {
-                ft_fault_t f = {.region = reg, .row = fi, .col = fj, .bit = 61, .call = -1,
-                                .step = step};
+                ft_fault_t f = {
+                    .region = reg, .row = fi, .col = fj, .bit = 61, .call = -1, .step = step};
                 ft_inject_add(ctx, &f);
             }
             ft_report_t rep;
-            const int st = ft_pdgeqrf_ex(ctx, m, n, A.a, ia, ja, A.desc, tau, work, lwork, &info,
-                                         &rep);
+            const int st =
+                ft_pdgeqrf_ex(ctx, m, n, A.a, ia, ja, A.desc, tau, work, lwork, &info, &rep);
             ft_context_destroy(ctx);
             double *F = gather(g, &A), *T = gather_tau(g, &A, tau), r1 = 0, r2 = 0;
             qr_ratios(G0, F, T, M, ia - 1, ja - 1, m, n, &r1, &r2);
@@ -333,8 +338,9 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                 }
             free(F), free(T);
             int ok = st == 0 && info == 0 && r1 < 30 && r2 < 30 && rdiff <= 1e-10 * rn;
-            if (c >= 1) ok = ok && rep.injected == 1 && (c == 4 ? rep.checksum_errors >= 1
-                                                               : rep.corrected >= 1);
+            if (c >= 1)
+                ok = ok && rep.injected == 1 &&
+                     (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= 1);
             if (c == 1) ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
             static const char *names[] = {"no fault", "consumed by a panel (re-factor)",
                                           "trailing, later column", "in R", "in the checksums"};
@@ -425,15 +431,13 @@ static void bench(int N, int nb, int runs)
             Cblacs_barrier(g.ctxt, "All");
             const double t0 = wall();
             if (w == 0)
-                pdgemm_("N", "N", &N, &N, &N, &al, A.a, &one, &one, A.desc, B.a, &one, &one,
-                        B.desc, &be, C.a, &one, &one, C.desc, 1, 1);
+                pdgemm_("N", "N", &N, &N, &N, &al, A.a, &one, &one, A.desc, B.a, &one, &one, B.desc,
+                        &be, C.a, &one, &one, C.desc, 1, 1);
             else if (w == 1)
-                ft_pdgemm('N', 'N', N, N, N, al, A.a, 1, 1, A.desc, B.a, 1, 1, B.desc, be, C.a, 1, 1,
-                          C.desc);
-            else if (w == 2)
-                pdgeqrf_(&N, &N, A.a, &one, &one, A.desc, tau, work, &lw, &info);
-            else
-                ft_pdgeqrf(N, N, A.a, 1, 1, A.desc, tau, work, lw, &info);
+                ft_pdgemm('N', 'N', N, N, N, al, A.a, 1, 1, A.desc, B.a, 1, 1, B.desc, be, C.a, 1,
+                          1, C.desc);
+            else if (w == 2) pdgeqrf_(&N, &N, A.a, &one, &one, A.desc, tau, work, &lw, &info);
+            else ft_pdgeqrf(N, N, A.a, 1, 1, A.desc, tau, work, lw, &info);
             Cblacs_barrier(g.ctxt, "All");
             if (r > 0) t[w * runs + r - 1] = wall() - t0; /* run 0: warm-up */
         }
@@ -472,8 +476,17 @@ static double flip(double x, int bit)
     return x;
 }
 
-enum { C_MASKED, C_CORRECTED, C_REPORTED, C_SILENT_BELOW, C_FALSE, C_SILENT_ABOVE, C_BADFIX, C_NCLASS };
-static const char *cname[C_NCLASS] = {"masked", "corrected", "reported", "silent<lim",
+enum {
+    C_MASKED,
+    C_CORRECTED,
+    C_REPORTED,
+    C_SILENT_BELOW,
+    C_FALSE,
+    C_SILENT_ABOVE,
+    C_BADFIX,
+    C_NCLASS
+};
+static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",    "silent<lim",
                                       "FALSE-ALARM", "SILENT>LIM", "MISCORRECTED"};
 
 static int campaign(int trials, uint64_t seed)
@@ -497,8 +510,8 @@ static int campaign(int trials, uint64_t seed)
     const size_t cb = sizeof(double) * (size_t)C.desc[8] * (size_t)(C.lc > 1 ? C.lc : 1);
     const size_t qb = sizeof(double) * (size_t)Q.desc[8] * (size_t)(Q.lc > 1 ? Q.lc : 1);
     memcpy(C.a, C0.a, cb);
-    pdgemm_("N", "N", &m, &n, &k, &alpha, A.a, &one, &one, A.desc, B.a, &one, &one, B.desc,
-            &beta, C.a, &one, &one, C.desc, 1, 1);
+    pdgemm_("N", "N", &m, &n, &k, &alpha, A.a, &one, &one, A.desc, B.a, &one, &one, B.desc, &beta,
+            C.a, &one, &one, C.desc, 1, 1);
     double *Cref = gather(&g, &C), *GA = gather(&g, &A), *GB = gather(&g, &B);
     double *GC0 = gather(&g, &C0), *GQ0 = gather(&g, &Q0);
     double wq = 0.0;
@@ -536,8 +549,8 @@ static int campaign(int trials, uint64_t seed)
         if (!qr) {
             const long i = (long)(rng_next(&rng) % m), j = (long)(rng_next(&rng) % n);
             if (!clean && owner(&g, &C, i, j) == me_in(&g)) {
-                ft_fault_t f = {.region = FT_REGION_C, .row = i, .col = j, .bit = bit, .call = -1,
-                                .step = -1};
+                ft_fault_t f = {
+                    .region = FT_REGION_C, .row = i, .col = j, .bit = bit, .call = -1, .step = -1};
                 ft_inject_add(ctx, &f);
             }
             memcpy(C.a, C0.a, cb);
@@ -567,8 +580,8 @@ static int campaign(int trials, uint64_t seed)
             }
             if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
             else if (st) cls = C_REPORTED;
-            else if (rep.detected == 0) cls = err == 0.0 ? C_MASKED
-                                          : effect <= limit ? C_SILENT_BELOW : C_SILENT_ABOVE;
+            else if (rep.detected == 0)
+                cls = err == 0.0 ? C_MASKED : effect <= limit ? C_SILENT_BELOW : C_SILENT_ABOVE;
             else cls = err <= limit ? C_CORRECTED : C_BADFIX;
             free(G);
         } else {
@@ -577,7 +590,8 @@ static int campaign(int trials, uint64_t seed)
             long i = -1, j = -1;
             ft_region_t r = FT_REGION_TRAILING;
             if (reg == 0) { /* trailing: rows and columns >= i0 */
-                i = i0 + (long)(rng_next(&rng) % (qm - i0)), j = i0 + (long)(rng_next(&rng) % (qn - i0));
+                i = i0 + (long)(rng_next(&rng) % (qm - i0)),
+                j = i0 + (long)(rng_next(&rng) % (qn - i0));
             } else if (reg == 1 && i0 > 0) { /* R: rows < i0, columns >= row */
                 r = FT_REGION_R;
                 i = (long)(rng_next(&rng) % i0), j = i + (long)(rng_next(&rng) % (qn - i));
@@ -589,8 +603,8 @@ static int campaign(int trials, uint64_t seed)
             if (r == FT_REGION_CHECKSUM) own = (int)((i / nb) % g.nprow) * g.npcol == me_in(&g);
             else own = owner(&g, &Q, i, j) == me_in(&g);
             if (!clean && own) {
-                ft_fault_t f = {.region = r, .row = i, .col = j, .bit = bit, .call = -1,
-                                .step = step};
+                ft_fault_t f = {
+                    .region = r, .row = i, .col = j, .bit = bit, .call = -1, .step = step};
                 ft_inject_add(ctx, &f);
             }
             memcpy(Q.a, Q0.a, qb);
@@ -618,8 +632,9 @@ static int campaign(int trials, uint64_t seed)
             fails++;
             if (g_me == 0)
                 printf("  trial %d %s bit %d: %s (status %d, detected %lld, effect %.3g, limit "
-                       "%.3g)\n", t, qr ? "pdgeqrf" : "pdgemm", bit, cname[cls], st,
-                       (long long)rep.detected, effect, limit);
+                       "%.3g)\n",
+                       t, qr ? "pdgeqrf" : "pdgemm", bit, cname[cls], st, (long long)rep.detected,
+                       effect, limit);
         }
     }
     if (g_me == 0) {

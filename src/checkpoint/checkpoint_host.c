@@ -44,8 +44,9 @@ static uint64_t red128(unsigned __int128 x)
 
 /*
  * ckp_sums_ref's sums by runs of VR = 128 rows, as dot products a vector unit can do (the row
- * recurrence with deferred 128-bit reductions took ~10 cycles an element: issue 11's dgels_). After a run of R
- * rows b_0 .. b_(R-1), the running sums of running sums are, from their values S_e before it,
+ * recurrence with deferred 128-bit reductions took ~10 cycles an element: issue 11's dgels_).
+ * After a run of R rows b_0 .. b_(R-1), the running sums of running sums are, from their values
+ * S_e before it,
  *     s_e = sum_{d <= e} C(R + d - 1, d) S_(e-d) + sum_r C(R - r + e - 1, e) b_r,
  * (s_0 += b, s_1 += s_0, ... applied row by row gives exactly this). The weights are below
  * C(131, 4) < 2^24, so each element is split into its 32-bit halves and each product of a half

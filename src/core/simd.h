@@ -12,7 +12,7 @@
 #ifndef FTLA_SIMD_H
 #define FTLA_SIMD_H
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&      \
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) &&       \
     __GNUC__ >= 11 && !defined(FTLA_NO_SIMD_CLONES)
 #define FT_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else

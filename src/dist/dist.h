@@ -27,8 +27,8 @@ void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
              const double *alpha, const double *A, const int *ia, const int *ja, const int *descA,
              const double *B, const int *ib, const int *jb, const int *descB, const double *beta,
              double *C, const int *ic, const int *jc, const int *descC, size_t, size_t);
-void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja,
-              const int *descA, double *tau, double *work, const int *lwork, int *info);
+void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja, const int *descA,
+              double *tau, double *work, const int *lwork, int *info);
 void pdormqr_(const char *side, const char *trans, const int *m, const int *n, const int *k,
               const double *A, const int *ia, const int *ja, const int *descA, const double *tau,
               double *C, const int *ic, const int *jc, const int *descC, double *work,
@@ -93,8 +93,8 @@ int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dis
 
 /* the global rows x cols copy of the submatrix (i0, j0) (0-based) of a distributed matrix into
  * every process's X (ld rows): each owner contributes its elements, then dist_allsum */
-void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int64_t i0,
-                     int64_t j0, int64_t rows, int64_t cols, double *X);
+void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int64_t i0, int64_t j0,
+                     int64_t rows, int64_t cols, double *X);
 
 /* sum a report's counters over every process (status and events stay local) */
 void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep);

@@ -15,10 +15,7 @@ int dist_grid(int ctxt, dist_grid_t *g)
     return 0;
 }
 
-int dist_numroc(int n, int nb, int p, int src, int np)
-{
-    return numroc_(&n, &nb, &p, &src, &np);
-}
+int dist_numroc(int n, int nb, int p, int src, int np) { return numroc_(&n, &nb, &p, &src, &np); }
 
 int dist_check_desc(const dist_grid_t *g, const int *desc, int pos, int i, int ipos, int j,
                     int jpos, int rows, int cols)
@@ -72,8 +69,8 @@ int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dis
     return x->a ? FT_SUCCESS : FT_ERR_ALLOC;
 }
 
-void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int64_t i0,
-                     int64_t j0, int64_t rows, int64_t cols, double *X)
+void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int64_t i0, int64_t j0,
+                     int64_t rows, int64_t cols, double *X)
 {
     memset(X, 0, sizeof(double) * (size_t)(rows * cols));
     const int mb = desc[MB_], nb = desc[NB_], ld = desc[LLD_];
@@ -92,12 +89,11 @@ void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int
 
 void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep)
 {
-    double v[11] = {(double)rep->injected,    (double)rep->detected,
-                    (double)rep->located,     (double)rep->corrected,
-                    (double)rep->uncorrectable, (double)rep->checksum_errors,
-                    (double)rep->recomputed,  (double)rep->unchecked,
-                    (double)rep->recovered,   rep->time_protect,
-                    (double)rep->checks};
+    double v[11] = {
+        (double)rep->injected,   (double)rep->detected,      (double)rep->located,
+        (double)rep->corrected,  (double)rep->uncorrectable, (double)rep->checksum_errors,
+        (double)rep->recomputed, (double)rep->unchecked,     (double)rep->recovered,
+        rep->time_protect,       (double)rep->checks};
     dist_allsum(g, v, 11, 1);
     rep->checks = (int64_t)v[10];
     rep->injected = (int64_t)v[0], rep->detected = (int64_t)v[1], rep->located = (int64_t)v[2];

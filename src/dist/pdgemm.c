@@ -35,8 +35,8 @@ typedef struct {
     const int *dA, *dB, *dC;
     int64_t T, W, nt;
     double sig, rsig, tol;
-    dist_mat_t E, Y, P, S; /* S: C E (before, then after) */
-    double *hP, *hC0, *hCS;  /* m x 2nt replicated */
+    dist_mat_t E, Y, P, S;  /* S: C E (before, then after) */
+    double *hP, *hC0, *hCS; /* m x 2nt replicated */
     double *anorm, *zmax;   /* m, nt */
     double *h, *s;          /* m x nt: block sums of |C0|, |C| */
     int root;               /* this process counts the replicated decisions */
@@ -97,9 +97,9 @@ static int64_t verify(const pg_t *p, int *fail, int64_t *nu)
                 h = p->h[i + J * m];
             }
             double tau;
-            const int r = abft_check(p->tol, p->k, tj, p->alpha, p->beta,
-                                     p->anorm[i], p->zmax[J], h, p->s[i + J * m],
-                                     p->hCS[e] - pe, p->hCS[w] - pw, p->rsig, &tau);
+            const int r =
+                abft_check(p->tol, p->k, tj, p->alpha, p->beta, p->anorm[i], p->zmax[J], h,
+                           p->s[i + J * m], p->hCS[e] - pe, p->hCS[w] - pw, p->rsig, &tau);
             fail[i + J * m] = r;
             if (r == ABFT_UNVERIFIABLE) (*nu)++;
             else if (r != ABFT_PASS) nf++;
@@ -131,9 +131,8 @@ static int inject_c(pg_t *p, int64_t call)
     return FT_SUCCESS;
 }
 
-static int check_args(const dist_grid_t *g, char ta, char tb, int m, int n, int k, int ia,
-                      int ja, const int *dA, int ib, int jb, const int *dB, int ic, int jc,
-                      const int *dC)
+static int check_args(const dist_grid_t *g, char ta, char tb, int m, int n, int k, int ia, int ja,
+                      const int *dA, int ib, int jb, const int *dB, int ic, int jc, const int *dC)
 {
     const int tra = !notrans(ta), trb = !notrans(tb);
     if (!strchr("NnTtCc", ta) || !ta) return -1;
@@ -217,12 +216,14 @@ static int run(pg_t *p)
                 const int r = fail[i + J * m];
                 if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
                 const int64_t e = i + 2 * J * m, w = e + m;
-                const double pe = p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
-                const double pw = p->alpha * p->hP[w] + (p->beta != 0.0 ? p->beta * p->hC0[w] : 0.0);
+                const double pe =
+                    p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
+                const double pw =
+                    p->alpha * p->hP[w] + (p->beta != 0.0 ? p->beta * p->hC0[w] : 0.0);
                 const double de = p->hCS[e] - pe, dw = p->hCS[w] - pw;
                 const int64_t tj = n - J * p->T < p->T ? n - J * p->T : p->T;
-                const int64_t jj = isfinite(de) && isfinite(dw) && de != 0.0
-                                       ? abft_locate(dw / de, p->W) : -1;
+                const int64_t jj =
+                    isfinite(de) && isfinite(dw) && de != 0.0 ? abft_locate(dw / de, p->W) : -1;
                 if (abft_is_checksum_only(r)) {
                     /* the plain check alone: a data error delta in (tau, tau / w_j] shows in
                      * the weighted one as w_j delta <= tau — data when the ratio locates a
@@ -242,12 +243,17 @@ static int run(pg_t *p)
                 if (jj < 0 || jj >= tj) { /* a NaN / Inf element: the row's non-finite one */
                     int64_t found = -1;
                     for (int64_t c = J * p->T; c < J * p->T + tj && found < 0; c++) {
-                        double v = 0.0, *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
+                        double v = 0.0,
+                               *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
                         if (x && !isfinite(*x)) v = 1.0;
                         dist_allsum(g, &v, 1, 1); /* collective: every process loops alike */
                         if (v > 0.0) found = c - J * p->T;
                     }
-                    if (found < 0) { bad++; fail[i + J * m] = -2; continue; }
+                    if (found < 0) {
+                        bad++;
+                        fail[i + J * m] = -2;
+                        continue;
+                    }
                     fail[i + J * m] = (int)(1000 + found);
                 } else {
                     fail[i + J * m] = (int)(1000 + jj);
@@ -268,7 +274,8 @@ static int run(pg_t *p)
             for (int64_t i = 0; i < m; i++)
                 if (fail[i + J * m] >= 1000) {
                     const int64_t e = i + 2 * J * m, c = J * p->T + (fail[i + J * m] - 1000);
-                    const double pe = p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
+                    const double pe =
+                        p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
                     double *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
                     if (x) {
                         const double before = *x;
@@ -310,9 +317,9 @@ static int run(pg_t *p)
 }
 
 int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int k, double alpha,
-                 const double *A, int ia, int ja, const int *descA, const double *B, int ib,
-                 int jb, const int *descB, double beta, double *C, int ic, int jc,
-                 const int *descC, ft_report_t *report)
+                 const double *A, int ia, int ja, const int *descA, const double *B, int ib, int jb,
+                 const int *descB, double beta, double *C, int ic, int jc, const int *descC,
+                 ft_report_t *report)
 {
     ft_report_t local;
     ft_report_t *rep = report ? report : &local;
@@ -324,8 +331,7 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     memset(&p, 0, sizeof p);
     if (!descC) return -19;
     if (dist_grid(descC[CTXT_], &p.g)) return -1902;
-    int st = check_args(&p.g, transa, transb, m, n, k, ia, ja, descA, ib, jb, descB, ic, jc,
-                        descC);
+    int st = check_args(&p.g, transa, transb, m, n, k, ia, ja, descA, ib, jb, descB, ic, jc, descC);
     if (st) {
         const int info = -st;
         pxerbla_(&p.g.ctxt, "FT_PDGEMM", &info, 9);
@@ -334,8 +340,8 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     if (m == 0 || n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0)) return rep->status = 0;
     if (alpha == 0.0 || k == 0 || ctx->policy.protect == FT_PROTECT_OFF) {
         /* no product to protect (C := beta C), or protection off: the engine alone */
-        pdgemm_(&transa, &transb, &m, &n, &k, &alpha, A, &ia, &ja, descA, B, &ib, &jb, descB,
-                &beta, C, &ic, &jc, descC, 1, 1);
+        pdgemm_(&transa, &transb, &m, &n, &k, &alpha, A, &ia, &ja, descA, B, &ib, &jb, descB, &beta,
+                C, &ic, &jc, descC, 1, 1);
         if (p.g.myrow == 0 && p.g.mycol == 0) rep->unchecked++;
         dist_report_reduce(&p.g, rep);
         rep->time_total = ft_wtime() - t0;
@@ -367,15 +373,17 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     dist_report_reduce(&p.g, rep);
     rep->time_total = ft_wtime() - t0;
     if (ctx->policy.verbose >= 1 && p.root)
-        ft_log(ctx, 1, "ft_pdgemm m=%d n=%d k=%d: status=%d detected=%lld corrected=%lld "
-               "uncorrectable=%lld", m, n, k, st, (long long)rep->detected,
-               (long long)rep->corrected, (long long)rep->uncorrectable);
+        ft_log(ctx, 1,
+               "ft_pdgemm m=%d n=%d k=%d: status=%d detected=%lld corrected=%lld "
+               "uncorrectable=%lld",
+               m, n, k, st, (long long)rep->detected, (long long)rep->corrected,
+               (long long)rep->uncorrectable);
     return rep->status = st;
 }
 
-int ft_pdgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A,
-              int ia, int ja, const int *descA, const double *B, int ib, int jb,
-              const int *descB, double beta, double *C, int ic, int jc, const int *descC)
+int ft_pdgemm(char transa, char transb, int m, int n, int k, double alpha, const double *A, int ia,
+              int ja, const int *descA, const double *B, int ib, int jb, const int *descB,
+              double beta, double *C, int ic, int jc, const int *descC)
 {
     return ft_pdgemm_ex(NULL, transa, transb, m, n, k, alpha, A, ia, ja, descA, B, ib, jb, descB,
                         beta, C, ic, jc, descC, NULL);

@@ -92,8 +92,8 @@ static void encode(pq_t *p, const double *A, const int *dA)
 {
     const int one = 1, c2 = (int)(2 * p->ncb);
     const double d1 = 1.0, d0 = 0.0;
-    pdgemm_("N", "N", &p->m, &c2, &p->n, &d1, A, &p->ia, &p->ja, dA, p->E.a, &one, &one,
-            p->E.desc, &d0, p->CK.a, &p->ia, &one, p->CK.desc, 1, 1);
+    pdgemm_("N", "N", &p->m, &c2, &p->n, &d1, A, &p->ia, &p->ja, dA, p->E.a, &one, &one, p->E.desc,
+            &d0, p->CK.a, &p->ia, &one, p->CK.desc, 1, 1);
 }
 
 static int ormqr(pq_t *p, int m, int n, int k, int ia, int ja, double *C, int ic, int jc,
@@ -135,8 +135,10 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
                                    ? dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c)
                                    : NULL);
             if (!e) {
-                ft_log(p->ctx, 1, "pdgeqrf: fault (%lld, %lld) at step %lld not applied: not on "
-                       "this process", (long long)r, (long long)c, (long long)step);
+                ft_log(p->ctx, 1,
+                       "pdgeqrf: fault (%lld, %lld) at step %lld not applied: not on "
+                       "this process",
+                       (long long)r, (long long)c, (long long)step);
                 continue;
             }
             const double before = *e;
@@ -185,8 +187,8 @@ static int thresholds(pq_t *p)
         double sa = 0.0;
         for (int64_t c = j0; c < j1; c++) {
             const double n1 = nr[c], mx = nr[n + c];
-            const double cn = isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx)
-                                                             : sqrt((double)m) * mx;
+            const double cn =
+                isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx) : sqrt((double)m) * mx;
             sa += (p->sig * ABFT_U) * cn;
         }
         p->thr[b] = sa; /* completed with ||A_b e|| once CK exists */
@@ -223,8 +225,8 @@ static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
                 /* both checks, or the plain one alone with a consistent ratio (a data error
                  * delta in (tau, tau / w_j] shows in s as w_j delta <= tau): data; else the
                  * checksum (the weighted check alone cannot come from data: w <= 1) */
-                const int64_t jj = isfinite(r) && isfinite(s) && r != 0.0
-                                       ? abft_locate(s / r, p->Wb) : -1;
+                const int64_t jj =
+                    isfinite(r) && isfinite(s) && r != 0.0 ? abft_locate(s / r, p->Wb) : -1;
                 const int ok = jj >= 0 && jj < w && abft_consistent(r, s, jj, p->Wb, p->thr[b]);
                 v = ok && out != ABFT_FAIL_WEIGHTED ? b * p->nbc + jj
                     : out == ABFT_FAIL_BOTH         ? -3
@@ -335,7 +337,8 @@ static int run(pq_t *p)
     if (checkable) {
         dist_gather_all(g, p->CK.a, p->CK.desc, p->ia - 1, 0, m, c2, p->hC);
         for (int64_t b = 0; b < p->ncb; b++)
-            p->thr[b] = abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + 2 * b * m));
+            p->thr[b] =
+                abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + 2 * b * m));
     } else if (p->root) {
         p->rep->unchecked++;
     }
@@ -376,8 +379,14 @@ static int run(pq_t *p)
                 int64_t c = agg ? afit[x - m * p->ncb] : loc[x], l = agg ? 0 : x % m;
                 if (agg && c >= n) c -= n, l = m; /* consumed (compare) */
                 if (c == -1 || c == -4) continue;
-                if (c == -2) { nck++; continue; }
-                if (c == -3) { bad++; continue; }
+                if (c == -2) {
+                    nck++;
+                    continue;
+                }
+                if (c == -3) {
+                    bad++;
+                    continue;
+                }
                 if (!agg) nloc++;
                 if (c < j && l > c) {
                     const int64_t pc = c - (p->ja - 1 + c) % d[NB_]; /* its panel's first column */
@@ -388,8 +397,10 @@ static int run(pq_t *p)
             if (p->root) p->rep->detected += (nloc || ps >= 0 ? 1 : 0) + bad;
             if (ps >= 0 && refactors < 3) {
                 refactors++;
-                ft_log(p->ctx, 2, "pdgeqrf: error consumed by the panel at column %lld: "
-                       "re-factoring from it", (long long)ps);
+                ft_log(p->ctx, 2,
+                       "pdgeqrf: error consumed by the panel at column %lld: "
+                       "re-factoring from it",
+                       (long long)ps);
                 const double tr = ft_wtime();
                 FT_CHECK(refactor_from(p, ps));
                 if (p->root) {
@@ -472,8 +483,8 @@ static int run(pq_t *p)
                 if (e) {
                     *e = (p->hC[l + 2 * b * m] - p->hX[l + 2 * b * m]) / p->sig;
                     ft_report_event(p->rep, FT_EVENT_CORRECTED,
-                                    l < j ? FT_REGION_R : FT_REGION_TRAILING, l, c, step,
-                                    before[x], *e);
+                                    l < j ? FT_REGION_R : FT_REGION_TRAILING, l, c, step, before[x],
+                                    *e);
                 }
             }
             free(before);
@@ -496,8 +507,8 @@ static int run(pq_t *p)
     return status;
 }
 
-static int check_args(const dist_grid_t *g, int m, int n, int ia, int ja, const int *dA,
-                      int lwork, int *lwmin)
+static int check_args(const dist_grid_t *g, int m, int n, int ia, int ja, const int *dA, int lwork,
+                      int *lwmin)
 {
     if (m < 0) return -1;
     if (n < 0) return -2;
@@ -566,8 +577,8 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
         int q = -1, i2 = 0;
         double w1 = 0.0, w2 = 0.0;
         pdgeqrf_(&m, &n, A, &ia, &ja, descA, tau, &w1, &q, &i2);
-        pdormqr_("L", "T", &m, &n, &k, A, &ia, &ja, descA, tau, A, &ia, &ja, descA, &w2, &q, &i2,
-                 1, 1);
+        pdormqr_("L", "T", &m, &n, &k, A, &ia, &ja, descA, tau, A, &ia, &ja, descA, &w2, &q, &i2, 1,
+                 1);
         p.lwork = (int)(w1 > w2 ? w1 : w2) + 2 * descA[NB_] * descA[NB_] + 64;
         p.work = malloc(sizeof(double) * (size_t)p.lwork);
     }
@@ -588,15 +599,16 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     dist_report_reduce(&p.g, rep);
     rep->time_total = ft_wtime() - t0;
     if (ctx->policy.verbose >= 1 && root)
-        ft_log(ctx, 1, "ft_pdgeqrf m=%d n=%d: status=%d detected=%lld corrected=%lld "
-               "recovered=%lld uncorrectable=%lld", m, n, st, (long long)rep->detected,
-               (long long)rep->corrected, (long long)rep->recovered,
-               (long long)rep->uncorrectable);
+        ft_log(ctx, 1,
+               "ft_pdgeqrf m=%d n=%d: status=%d detected=%lld corrected=%lld "
+               "recovered=%lld uncorrectable=%lld",
+               m, n, st, (long long)rep->detected, (long long)rep->corrected,
+               (long long)rep->recovered, (long long)rep->uncorrectable);
     return rep->status = st;
 }
 
-int ft_pdgeqrf(int m, int n, double *A, int ia, int ja, const int *descA, double *tau,
-               double *work, int lwork, int *info)
+int ft_pdgeqrf(int m, int n, double *A, int ia, int ja, const int *descA, double *tau, double *work,
+               int lwork, int *info)
 {
     return ft_pdgeqrf_ex(NULL, m, n, A, ia, ja, descA, tau, work, lwork, info, NULL);
 }

@@ -22,9 +22,9 @@ typedef struct {
 
 /* The rows [rlo, rhi) of ft_host_block_sums_now (each row's sums alone: the same results
  * whatever the split). */
-FT_SIMD_CLONES static void block_sums_rows(char trans, int64_t rlo, int64_t rhi, int64_t cols, const double *X,
-                            int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
-                            double *abss, int64_t ldabs)
+FT_SIMD_CLONES static void block_sums_rows(char trans, int64_t rlo, int64_t rhi, int64_t cols,
+                                           const double *X, int64_t ldx, int64_t T, double scale,
+                                           double *sums, int64_t lds, double *abss, int64_t ldabs)
 {
     /* scale (a power of two) multiplies every element before it is added: the weights carry it
      * (w_j scale is exact), the plain and absolute sums multiply once per element */
