@@ -388,7 +388,7 @@ static void args_case(const grid_t *g)
     free(keep), free(A.a);
 }
 
-/* --bench N NB RUNS: ft_pdgemm / ft_pdgeqrf against PDGEMM / PDGEQRF on N x N, alternated, on
+/* --bench N NB RUNS [Q]: ft_pdgemm / ft_pdgeqrf against PDGEMM / PDGEQRF on N x N, alternated, on
  * the squarest grid; prints the median and range of each (seconds, MPI_Wtime-like wall clock
  * after a barrier) and the ratio of the medians. */
 static double wall(void)
@@ -403,8 +403,14 @@ static int cmpd(const void *a, const void *b)
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
-static void bench(int N, int nb, int runs)
+static void bench(int N, int nb, int runs, int q)
 {
+    if (q > 0) { /* policy.verify_every of this thread's default context */
+        ft_policy_t pol;
+        ft_context_get_policy(ft_default_context(), &pol);
+        pol.verify_every = q;
+        ft_context_set_policy(ft_default_context(), &pol);
+    }
     grid_t g;
     int p = 1;
     while ((p + 1) * (p + 1) <= g_np) p++;
@@ -456,11 +462,12 @@ static void bench(int N, int nb, int runs)
     Cblacs_gridexit(g.ctxt);
 }
 
-/* ---- --campaign TRIALS SEED: random faults, each classified against the fault-free result and
- * the documented detection limit (the library's own threshold formulas, abft.h), as ft_campaign
- * does on one process: masked / corrected / reported / silent below the limit are fine; a false
- * alarm (a detection in a fault-free trial), a silent change above the limit, or a correction
- * that leaves the result outside its accuracy fail. Every fifth trial is fault-free. */
+/* ---- --campaign TRIALS SEED [Q]: random faults (Q: policy.verify_every), each classified
+ * against the fault-free result and the documented detection limit (the library's own threshold
+ * formulas, abft.h), as ft_campaign does on one process: masked / corrected / reported / silent
+ * below the limit are fine; a false alarm (a detection in a fault-free trial), a silent change
+ * above the limit, or a correction that leaves the result outside its accuracy fail. Every
+ * fifth trial is fault-free. */
 static uint64_t rng_next(uint64_t *x)
 {
     *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
@@ -489,7 +496,7 @@ enum {
 static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",    "silent<lim",
                                       "FALSE-ALARM", "SILENT>LIM", "MISCORRECTED"};
 
-static int campaign(int trials, uint64_t seed)
+static int campaign(int trials, uint64_t seed, int q)
 {
     grid_t g;
     int p = 1;
@@ -543,6 +550,12 @@ static int campaign(int trials, uint64_t seed)
         const int bit = (int)(rng_next(&rng) % 64);
         ft_context_t *ctx = NULL;
         ft_context_create(&ctx, FT_DEVICE_CPU);
+        if (q > 0) { /* policy.verify_every */
+            ft_policy_t pol;
+            ft_context_get_policy(ctx, &pol);
+            pol.verify_every = q;
+            ft_context_set_policy(ctx, &pol);
+        }
         ft_report_t rep;
         int st, cls;
         double effect = 0.0, limit = 0.0;
@@ -653,12 +666,13 @@ int main(int argc, char **argv)
 {
     Cblacs_pinfo(&g_me, &g_np);
     if (argc > 3 && !strcmp(argv[1], "--campaign")) {
-        const int f = campaign(atoi(argv[2]), (uint64_t)strtoull(argv[3], NULL, 10));
+        const int f = campaign(atoi(argv[2]), (uint64_t)strtoull(argv[3], NULL, 10),
+                               argc > 4 ? atoi(argv[4]) : 0);
         Cblacs_exit(0);
         return f ? 1 : 0;
     }
     if (argc > 4 && !strcmp(argv[1], "--bench")) {
-        bench(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+        bench(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 0);
         Cblacs_exit(0);
         return 0;
     }
