@@ -13,7 +13,7 @@
  * Prints one line per case and "N passed, N failed"; every process exits non-zero on a failure.
  */
 #include "abft/abft.h" /* the library's own thresholds: the campaign's limit oracle */
-#include "ftla_dist.h"
+#include "dist/dist.h" /* the ScaLAPACK / BLACS prototypes (ftla_dist.h with them) */
 
 #include <lapacke.h>
 #include <math.h>
@@ -29,23 +29,23 @@ void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
 void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
 void Cblacs_gridexit(int ctxt);
 void Cblacs_exit(int cont);
-void Cdgsum2d(int ctxt, const char *scope, const char *top, int m, int n, double *A, int lda,
-              int rdest, int cdest);
-int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
-void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
-               const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
-             const double *alpha, const double *A, const int *ia, const int *ja, const int *descA,
-             const double *B, const int *ib, const int *jb, const int *descB, const double *beta,
-             double *C, const int *ic, const int *jc, const int *descC, size_t, size_t);
-void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja, const int *descA,
-              double *tau, double *work, const int *lwork, int *info);
 
 static int g_me, g_np, g_pass, g_fail;
 
 typedef struct {
     int ctxt, nprow, npcol, myrow, mycol;
 } grid_t;
+
+/* the squarest P x Q grid of all the processes (P <= Q) */
+static void squarest_grid(grid_t *g)
+{
+    int p = 1;
+    while ((p + 1) * (p + 1) <= g_np) p++;
+    while (g_np % p) p--;
+    Cblacs_get(-1, 0, &g->ctxt);
+    Cblacs_gridinit(&g->ctxt, "Row", p, g_np / p);
+    Cblacs_gridinfo(g->ctxt, &g->nprow, &g->npcol, &g->myrow, &g->mycol);
+}
 
 /* a distributed M x N matrix (global), blocks mb x nb, source (rsrc, csrc) */
 typedef struct {
@@ -412,12 +412,7 @@ static void bench(int N, int nb, int runs, int q)
         ft_context_set_policy(ft_default_context(), &pol);
     }
     grid_t g;
-    int p = 1;
-    while ((p + 1) * (p + 1) <= g_np) p++;
-    while (g_np % p) p--;
-    Cblacs_get(-1, 0, &g.ctxt);
-    Cblacs_gridinit(&g.ctxt, "Row", p, g_np / p);
-    Cblacs_gridinfo(g.ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
+    squarest_grid(&g);
     dmat_t A, B, C, A0;
     dmat(&g, N, N, nb, nb, 0, 0, &A), dmat(&g, N, N, nb, nb, 0, 0, &B);
     dmat(&g, N, N, nb, nb, 0, 0, &C), dmat(&g, N, N, nb, nb, 0, 0, &A0);
@@ -499,12 +494,7 @@ static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",  
 static int campaign(int trials, uint64_t seed, int q)
 {
     grid_t g;
-    int p = 1;
-    while ((p + 1) * (p + 1) <= g_np) p++;
-    while (g_np % p) p--;
-    Cblacs_get(-1, 0, &g.ctxt);
-    Cblacs_gridinit(&g.ctxt, "Row", p, g_np / p);
-    Cblacs_gridinfo(g.ctxt, &g.nprow, &g.npcol, &g.myrow, &g.mycol);
+    squarest_grid(&g);
     const int nb = 7, one = 1;
     /* dgemm: C(48 x 40) := 0.8 A(48 x 36) B(36 x 40) - 0.3 C; dgeqrf: 61 x 43 */
     const int m = 48, n = 40, k = 36, qm = 61, qn = 43;
