@@ -111,6 +111,22 @@ static void test_deferred(ft_context_t *ctx)
     be->event_record(e1, q1);
     double s = -1;
     TU_CHECK(be->event_elapsed(e0, e1, &s) == 0 && s >= 0 && n == 5, "event elapsed %g", s);
+    /* event_wait: q1 waits for q2 up to the event's record only (task 6), not for task 7
+     * submitted after it, which a fork would include */
+    note_args a6 = {log, &n, 6}, a7 = {log, &n, 7}, a8 = {log, &n, 8};
+    ft_qevent_t *ew;
+    be->event_create(ctx, &ew);
+    TU_CHECK(be->event_wait(q1, ew) == 0, "wait on an event never recorded");
+    ft_host_submit(q2, note, &a6, sizeof a6);
+    be->event_record(ew, q2);
+    ft_host_submit(q2, note, &a7, sizeof a7);
+    TU_CHECK(be->event_wait(q1, ew) == 0, "event_wait");
+    ft_host_submit(q1, note, &a8, sizeof a8);
+    TU_CHECK(be->sync(q1) == 0, "sync after event_wait");
+    TU_CHECK(n == 7 && log[5] == 6 && log[6] == 8, "event_wait order %d: %d %d", n, log[5],
+             log[6]);
+    TU_CHECK(be->sync(q2) == 0 && n == 8 && log[7] == 7, "q2's later task left for its sync");
+    be->event_destroy(ew);
     /* a copy is deferred; get_elem drains first */
     double src[4] = {1, 2, 3, 4}, dst[4] = {0, 0, 0, 0}, v = 0;
     be->set_matrix(q2, 4, 1, src, 4, dst, 4);

@@ -4,7 +4,8 @@
  * on and off, the LAPACK dqrt01 accuracy ratios, and fault injection.
  *
  *   testing_ft_dgeqrf [-M m] [-N n] [--nb nb] [--check] [--niter n] [--device cpu|cuda|auto]
- *                     [--inject SPEC]... [--verify-every q] [--protect on|off] [--seed s]
+ *                     [--inject SPEC]... [--verify-every q] [--protect on|off] [--protect-q on|off]
+ *                     [--seed s]
  *                     [--tol t] [--crossover c] [--gpu-pointers] [--verbose v] [--profile]
  *                     [--expect any|corrected|located] [--trace] [--trace-file F] [--model]
  *
@@ -61,7 +62,8 @@ enum { EXPECT_ANY = 0, EXPECT_CORRECTED = 1, EXPECT_LOCATED = 2 };
 typedef struct {
     tu_sizes_t M, N;
     int haveM, haveN;
-    int nb, check, niter, verify_every, protect, crossover, gpu_pointers, verbose, profile;
+    int nb, check, niter, verify_every, protect, protect_q, crossover, gpu_pointers, verbose,
+        profile;
     int trace, model;
     const char *trace_file;
     int panel; /* policy.panel (ft_panel_t) */
@@ -87,6 +89,9 @@ static void usage(const char *prog)
            "                         (repeatable)\n"
            "  --verify-every q       online verification every q panels (0 = at the end)\n"
            "  --protect on|off       the checked run with protection on (default) or off\n"
+           "  --protect-q on|off     policy.protect_q (off: issue 9's checks of Q, tau, the\n"
+           "                         panels and the reflectors in use left out; default: the\n"
+           "                         library's)\n"
            "  --crossover c          policy.crossover (0 = automatic, -1 = never)\n"
            "  --seed s               seed of the data and of random fault positions\n"
            "  --tol t                ratio threshold, times eps (default 30)\n"
@@ -191,6 +196,9 @@ static int parse_args(int argc, char **argv, opts_t *o)
         } else if (!strcmp(a, "--protect")) {
             bad = !v || (strcasecmp(v, "on") && strcasecmp(v, "off"));
             if (!bad) o->protect = strcasecmp(v, "on") == 0;
+        } else if (!strcmp(a, "--protect-q")) {
+            bad = !v || (strcasecmp(v, "on") && strcasecmp(v, "off"));
+            if (!bad) o->protect_q = strcasecmp(v, "on") == 0 ? 1 : -1;
         } else if (!strcmp(a, "--seed")) {
             char *end;
             bad = !v || (o->seed = strtoull(v, &end, 10), end == v || *end);
@@ -383,6 +391,7 @@ static void set_policy(ft_context_t *ctx, const opts_t *o, int protect)
     p.verify_every = o->verify_every;
     p.crossover = o->crossover;
     p.protect = protect;
+    if (o->protect_q) p.protect_q = o->protect_q;
     p.verbose = o->verbose;
     ft_context_set_policy(ctx, &p);
 }

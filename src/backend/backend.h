@@ -98,6 +98,10 @@ typedef struct ft_backend {
     /* The host waits until the work before the event's last record has completed (returns at
      * once for an event never recorded); returns the first failure of deferred work. */
     int (*event_sync)(ft_qevent_t *e);
+    /* Queue q's later work waits for the work before the event's last record (no host wait;
+     * nothing for an event never recorded): a wait on one point of another queue, where fork
+     * would wait for everything issued there so far. */
+    int (*event_wait)(ft_queue_t *q, ft_qevent_t *e);
 
     /* ---- copies of an m x n column-major matrix on queue q (asynchronous on cuda) ---- */
     int (*memset0)(ft_queue_t *q, void *p, size_t bytes);

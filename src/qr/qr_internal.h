@@ -83,10 +83,11 @@ typedef struct {
     size_t lw_bytes;
     /* gpanel: a ring of 3 x (nb x nb: the panel's R_pp block; nb: its tau) in host memory, the
      * steps whose copy there was taken in (gp_done: up to), and the end of each step's work on
-     * the side queue (qs: the update, the digests after it, the checks on arrival) */
+     * the side queue (qs: the update and the digests after it) and on the check queue (evq:
+     * the checks on arrival, the checkpoint, the checksum columns) */
     double *hArr;
     int64_t gp_done, gp_next;
-    ft_qevent_t *evg[3];
+    ft_qevent_t *evg[3], *evq[3];
     /* host (pinned) memory */
     double *hP, *hV, *hT, *hVt, *hwork, *hEW, *hN, *hC, *hX, *hrow, *hcol, *hcol0;
     int64_t *hJ; /* m: column pointed to by each failing row */

@@ -153,6 +153,10 @@ static int panel_dev(qr_t *g, int64_t p, int b)
     const int64_t ld = g->ldda;
     const int64_t h = g->nplan && qr_planned(g, FT_REGION_PANEL, p) ? ib / 2 : 0;
     double *P = g->dA + i + i * ld, *tau = g->dTau + i, *V = g->dV[b], *T = g->dT + p * nb * nb;
+    /* the check queue's work of step p - 2 reads the buffers of this parity (dV, dPa, dPx):
+     * panel p waits for it (after a re-factorization the event may be of an earlier pass:
+     * completed, since every pass begins with a sync of all queues) */
+    if (p >= 2) FT_CHECK(be->event_wait(q, g->evq[(p - 2) % 3]));
     const int sp = qr_tb(g, q, FT_PHASE_PANEL, p);
     FT_CHECK(qr_pc_sum(g, p, q));
     if (g->nplan && h == 0) FT_CHECK(qr_panel_fault(g, p, P, ld, 1));
@@ -162,10 +166,9 @@ static int panel_dev(qr_t *g, int64_t p, int b)
     if (g->pcheck) { /* the seal */
         FT_CHECK(be->digest(q, mi, ib, V, m, g->dSeal));
         FT_CHECK(be->digest(q, ib, ib, T, nb, g->dSeal + nb));
-        FT_CHECK(be->get_matrix(q, ib, 1, (const double *)g->dSeal, nb, (double *)(g->vdig + i),
-                                nb));
-        FT_CHECK(be->get_matrix(q, ib, 1, (const double *)(g->dSeal + nb), nb,
-                                (double *)(g->tdig + i), nb));
+        /* one copy back: the digests of V to vdig, those of T to tdig (np nb further on) */
+        FT_CHECK(be->get_matrix(q, ib, 2, (const double *)g->dSeal, nb, (double *)(g->vdig + i),
+                                g->tdig - g->vdig));
     }
     double *ring = g->hArr + (p % 3) * (nb * nb + nb);
     FT_CHECK(be->get_matrix(q, ib, ib, P, ld, ring, nb));
@@ -188,6 +191,7 @@ static void gp_arrived(qr_t *g, int64_t upto)
             g->tau[i + c] = ring[nb * nb + c];
             if (g->protect_q) g->tau1[i + c] = g->tau2[i + c] = ring[nb * nb + c];
         }
+
         qr_pc_bound(g, t, ring, nb);
         g->gp_done = t + 1;
     }
@@ -314,8 +318,10 @@ int qr_setup(qr_t *g)
     if (g->gpanel) { /* the backend's LAPACK work for the first (tallest) panel */
         FT_CHECK(g->be->lapack_work(g->qm, m, nb, &g->lw_bytes));
         FT_CHECK(ft_call_work(g->call, g->lw_bytes, &g->dLw));
-        for (int s = 0; s < 3; s++)
+        for (int s = 0; s < 3; s++) {
             FT_CHECK(ft_call_event(g->call, &g->evg[s]));
+            FT_CHECK(ft_call_event(g->call, &g->evq[s]));
+        }
     }
     g->ckdone = g->ckrec_done = 0;
     g->ldp = m;
@@ -553,10 +559,12 @@ restart:
         }
         th = hp_add(g, QR_HP_ISSUE, th);
         /* panels in work memory: the host waits here for step p-2 to complete on the side
-         * queue (its update, the digests after it, the checks on its arrival), with panel p
+         * queue (its update, the digests after it) and on the check queue (the checks on its
+         * arrival, the checkpoint of its vectors, the checksum columns), with panel p
          * and its lookahead issued (the device is not left without work), then reads them */
         if (g->gpanel && p >= p0 + 2) {
             FT_CHECK(be->event_sync(g->evg[(p - 2) % 3]));
+            FT_CHECK(be->event_sync(g->evq[(p - 2) % 3]));
             gp_arrived(g, p - 1);
             th = hp_add(g, QR_HP_WAIT, th);
         }
@@ -603,15 +611,19 @@ restart:
             qr_te(g, sp, qc);
         }
         if (g->prof) FT_CHECK(be->event_record(qr_ev(g, p, 3), g->qs));
-        /* panels in work memory: the side queue waits for what ran beside the update (the
-         * checks on arrival, the checkpoint, the checksum columns), so that the lookahead of
-         * the next step, and the next panel in the same buffers (dV, dPa, dPx) behind it, wait
-         * for them too */
-        if (g->gpanel) FT_CHECK(be->fork(g->qck, g->qs));
-        /* the reflectors after the update that applied them */
-        sp = qr_tb(g, g->qs, FT_PHASE_AFTER, p);
+        /* the reflectors after the update that applied them: on the side queue, or with
+         * panels in work memory on the check queue behind the update (qr_pc_after) */
+        ft_queue_t *qa = g->gpanel ? g->qck : g->qs;
+        sp = qr_tb(g, qa, FT_PHASE_AFTER, p);
         FT_CHECK(qr_pc_after(g, p));
-        qr_te(g, sp, g->qs);
+        qr_te(g, sp, qa);
+        /* panels in work memory: the end of what ran on the check queue for this step (the
+         * checks on arrival, the checkpoint, the checksum columns, the digests after the
+         * update), which read dV, dPa and dPx of this step's parity: panel p + 2, which rewrites
+         * them, waits for it (panel_dev), and the host for its results two steps later. Not
+         * the next lookahead: through the side queue it put this chain of small kernels on
+         * the panels' critical path (bench/NOTES.md, issue 9 session 5) */
+        if (g->gpanel) FT_CHECK(be->event_record(g->evq[p % 3], g->qck));
         if (g->gpanel) FT_CHECK(be->event_record(g->evg[p % 3], g->qs));
         th = hp_add(g, QR_HP_REST, th);
         /* the seal of the vectors and the bound of the panel's check, while the queues work
@@ -625,6 +637,7 @@ restart:
     }
     FT_CHECK(be->sync(g->qm));
     FT_CHECK(be->sync(g->qs));
+    FT_CHECK(be->sync(g->qck));
     if (g->gpanel) gp_arrived(g, g->np);
     if (g->prof) FT_CHECK(qr_harvest(g, g->np));
     FT_CHECK(qr_pc_end(g)); /* the checks of the last steps */

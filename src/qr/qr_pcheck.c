@@ -201,12 +201,17 @@ int qr_pc_init(qr_t *g)
     return g->be->sync(g->qm);
 }
 
+/* x of panel p from its copy, on the check queue (qr_pc_arrive): the copy is exact when sigma
+ * = 1, so x is the same to the bit, and the product leaves the panels' critical path */
+static int x_late(const qr_t *g) { return g->gpanel && g->sigma == 1.0; }
+
 int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q)
 {
     if (!g->pcheck || p >= g->np) return FT_SUCCESS;
     const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), ld = g->ldda;
-    FT_CHECK(g->be->dgemv(q, 'N', g->m - i, ib, 1.0, g->dA + i + i * ld, ld, g->dOnes, 0.0,
-                          g->dPx[p & 1]));
+    if (!x_late(g))
+        FT_CHECK(g->be->dgemv(q, 'N', g->m - i, ib, 1.0, g->dA + i + i * ld, ld, g->dOnes, 0.0,
+                              g->dPx[p & 1]));
     /* sigma A_p for the column checks: a copy, or a product with sigma I (exact: sigma a power
      * of two) */
     if (g->sigma == 1.0)
@@ -281,11 +286,17 @@ int qr_pc_after(qr_t *g, int64_t p)
     if (!g->pcheck || p < g->pc_from) return FT_SUCCESS;
     const int64_t nb = g->nb;
     const double t0 = ft_wtime();
-    /* behind the update on the side queue and the lookahead on the main queue, before anything
-     * that follows on the side queue; the copy back arrives where qr_pc_check reads it (the
-     * lookahead of step p + 1, which the copy of panel p + 2 waits for, waits for it) */
-    FT_CHECK(g->be->fork(g->qm, g->qs));
-    FT_CHECK(digests_now(g, g->qs, p, g->dAD + 2 * nb * p, g->hAD + 2 * nb * p));
+    /* behind the update on the side queue and the lookahead on the main queue. Host panels:
+     * on the side queue, before anything that follows there; the copy back arrives where
+     * qr_pc_check reads it (the lookahead of step p + 1, which the copy of panel p + 2 waits
+     * for, waits for it). Panels in work memory: on the check queue, whose end of step p panel
+     * p + 2 and the host wait for (qr_loop.c), so that nothing on the panels' critical path
+     * waits for these digests: on the side queue the next lookahead did (0.6 % of the call at
+     * n = 32768, bench/NOTES.md) */
+    ft_queue_t *q = g->gpanel ? g->qck : g->qs;
+    FT_CHECK(g->be->fork(g->qm, q));
+    if (g->gpanel) FT_CHECK(g->be->fork(g->qs, q));
+    FT_CHECK(digests_now(g, q, p, g->dAD + 2 * nb * p, g->hAD + 2 * nb * p));
     g->pc_aft = p;
     g->tprot += ft_wtime() - t0;
     return FT_SUCCESS;
@@ -297,6 +308,9 @@ int qr_pc_arrive(qr_t *g, int64_t p)
     const int64_t nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), ld = g->ldda;
     const double t0 = ft_wtime();
     uint64_t *o = slot(g, g->dPslot, p);
+    if (x_late(g)) /* x = A_p e from the copy qr_pc_sum took */
+        FT_CHECK(g->be->dgemv(g->qck, 'N', g->m - i, ib, 1.0, g->dPa[p & 1], g->m, g->dOnes, 0.0,
+                              g->dPx[p & 1]));
     FT_CHECK(qr_pc_kernels(g->be)->arrive(g->qck, g->m - i, ib, g->dV[p & 1], g->m,
                                           g->dT + p * nb * nb, nb, g->dA + i + i * ld, ld,
                                           g->dPx[p & 1], g->sigma, o, o + nb,

@@ -274,6 +274,12 @@ static int c_event_sync(ft_qevent_t *e)
     return FT_SUCCESS;
 }
 
+static int c_event_wait(ft_queue_t *q, ft_qevent_t *e)
+{
+    FTLA_CUDA_TRY(cudaStreamWaitEvent(q->stream, e->ev, 0));
+    return FT_SUCCESS;
+}
+
 static int c_event_elapsed(ft_qevent_t *e0, ft_qevent_t *e1, double *seconds)
 {
     float ms = 0.0f;
@@ -692,6 +698,7 @@ static ft_backend_t make_table(void)
     b.event_record = c_event_record;
     b.event_elapsed = c_event_elapsed;
     b.event_sync = c_event_sync;
+    b.event_wait = c_event_wait;
     b.memset0 = c_memset0;
     b.set_matrix = c_set_matrix;
     b.get_matrix = c_get_matrix;

@@ -200,6 +200,21 @@ static int h_event_sync(ft_qevent_t *e)
     return e->q->status;
 }
 
+static int h_event_wait(ft_queue_t *q, ft_qevent_t *e)
+{
+    if (!e->q || e->q == q) return FT_SUCCESS;
+    if (!q->deferred) { /* a direct queue runs at once: what it waits for must run now */
+        drain(e->q, e->seq);
+        return FT_SUCCESS;
+    }
+    task_t *t = task_new(0);
+    if (!t) return FT_ERR_ALLOC;
+    t->kind = TASK_WAIT;
+    t->dep = e->q;
+    t->dep_seq = e->seq;
+    return enqueue(q, t);
+}
+
 /* ---- memory ------------------------------------------------------------------------------- */
 
 static int h_alloc(void **p, size_t bytes)
@@ -531,6 +546,7 @@ static const ft_backend_t g_host = {
     .event_record = h_event_record,
     .event_elapsed = h_event_elapsed,
     .event_sync = h_event_sync,
+    .event_wait = h_event_wait,
     .memset0 = h_memset0,
     .set_matrix = h_copy,
     .get_matrix = h_copy,
