@@ -14,6 +14,7 @@
  */
 #include "abft/abft.h" /* the library's own thresholds: the campaign's limit oracle */
 #include "dist/dist.h" /* the ScaLAPACK / BLACS prototypes (ftla_dist.h with them) */
+#include "dist_util.h"
 
 #include <lapacke.h>
 #include <math.h>
@@ -23,99 +24,7 @@
 #include <string.h>
 #include <time.h>
 
-void Cblacs_pinfo(int *me, int *np);
-void Cblacs_get(int ctxt, int what, int *val);
-void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
-void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
-void Cblacs_gridexit(int ctxt);
-void Cblacs_exit(int cont);
-
 static int g_me, g_np, g_pass, g_fail;
-
-typedef struct {
-    int ctxt, nprow, npcol, myrow, mycol;
-} grid_t;
-
-/* the squarest P x Q grid of all the processes (P <= Q) */
-static void squarest_grid(grid_t *g)
-{
-    int p = 1;
-    while ((p + 1) * (p + 1) <= g_np) p++;
-    while (g_np % p) p--;
-    Cblacs_get(-1, 0, &g->ctxt);
-    Cblacs_gridinit(&g->ctxt, "Row", p, g_np / p);
-    Cblacs_gridinfo(g->ctxt, &g->nprow, &g->npcol, &g->myrow, &g->mycol);
-}
-
-/* a distributed M x N matrix (global), blocks mb x nb, source (rsrc, csrc) */
-typedef struct {
-    int desc[9];
-    double *a;
-    int lr, lc;
-} dmat_t;
-
-static void dmat(const grid_t *g, int M, int N, int mb, int nb, int rsrc, int csrc, dmat_t *x)
-{
-    int info;
-    x->lr = numroc_(&M, &mb, &g->myrow, &rsrc, &g->nprow);
-    x->lc = numroc_(&N, &nb, &g->mycol, &csrc, &g->npcol);
-    int lld = (x->lr > 1 ? x->lr : 1) + 2; /* ld > local rows */
-    descinit_(x->desc, &M, &N, &mb, &nb, &rsrc, &csrc, &g->ctxt, &lld, &info);
-    x->a = calloc((size_t)lld * (size_t)(x->lc > 1 ? x->lc : 1), sizeof(double));
-}
-
-static long gidx(long l, int nb, int p, int src, int np)
-{
-    return (l / nb * np + (p - src + np) % np) * (long)nb + l % nb;
-}
-
-/* fill with a deterministic function of the global indices (the same on every grid) */
-static void fill(const grid_t *g, dmat_t *x, unsigned seed)
-{
-    const int *d = x->desc;
-    for (int lj = 0; lj < x->lc; lj++)
-        for (int li = 0; li < x->lr; li++) {
-            const long i = gidx(li, d[4], g->myrow, d[6], g->nprow);
-            const long j = gidx(lj, d[5], g->mycol, d[7], g->npcol);
-            unsigned long h = (unsigned long)(i * 7919 + j * 104729 + seed * 15485863u);
-            h ^= h >> 13, h *= 0x5bd1e995u, h ^= h >> 15;
-            x->a[li + lj * d[8]] = (double)(h % 20001) / 10000.0 - 1.0;
-        }
-}
-
-/* the global M x N matrix on every process */
-static double *gather(const grid_t *g, const dmat_t *x)
-{
-    const int *d = x->desc;
-    double *G = calloc((size_t)d[2] * (size_t)d[3] + 1, sizeof(double));
-    for (int lj = 0; lj < x->lc; lj++)
-        for (int li = 0; li < x->lr; li++) {
-            const long i = gidx(li, d[4], g->myrow, d[6], g->nprow);
-            const long j = gidx(lj, d[5], g->mycol, d[7], g->npcol);
-            G[i + j * d[2]] = x->a[li + lj * d[8]];
-        }
-    Cdgsum2d(g->ctxt, "All", " ", d[2], d[3], G, d[2], -1, -1);
-    return G;
-}
-
-/* tau is distributed by columns (process row 0..P-1 all hold it): gather it from row 0 */
-static double *gather_tau(const grid_t *g, const dmat_t *x, const double *tau)
-{
-    const int *d = x->desc;
-    double *t = calloc((size_t)d[3] + 1, sizeof(double));
-    if (g->myrow == 0)
-        for (int lj = 0; lj < x->lc; lj++) t[gidx(lj, d[5], g->mycol, d[7], g->npcol)] = tau[lj];
-    Cdgsum2d(g->ctxt, "All", " ", d[3], 1, t, d[3], -1, -1);
-    return t;
-}
-
-/* the rank owning global (i, j) of x */
-static int owner(const grid_t *g, const dmat_t *x, long i, long j)
-{
-    const int *d = x->desc;
-    const int pr = (int)((d[6] + i / d[4]) % g->nprow), pc = (int)((d[7] + j / d[5]) % g->npcol);
-    return pr * g->npcol + pc; /* "Row" order */
-}
 
 static void result(const grid_t *g, int ok, const char *what)
 {
@@ -127,8 +36,6 @@ static void result(const grid_t *g, int ok, const char *what)
     if (g_me == 0 && (!ok || getenv("TEST_DIST_VERBOSE")))
         printf("  %-90s %s\n", what, ok ? "ok" : "FAILED");
 }
-
-static int me_in(const grid_t *g) { return g->myrow * g->npcol + g->mycol; }
 
 /* ---- ft_pdgemm ------------------------------------------------------------------------------ */
 static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, int k)
@@ -274,8 +181,9 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
     double *Rref = gather(g, &A);
     char what[200];
     /* cases: 0 no fault; 1 trailing, a column of the panel at step 1 (consumed); 2 trailing, a
-     * later column; 3 R at step 2; 4 a checksum */
-    const int ncase = 5;
+     * later column; 3 R at step 2; 4 a checksum; 5 a Householder vector of panel 0 below its
+     * diagonal, and 6 its tau, at step 1 (the checkpoint of Q) */
+    const int ncase = 7;
     for (int c = 0; c < ncase; c++) {
         const int nr = c == 0 ? 1 : g->nprow * g->npcol;
         for (int r = 0; r < nr; r++) {
@@ -301,9 +209,15 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                         reg = FT_REGION_R, step = 1;
                         i = t % p1;
                         j = i + (t / p1) % (n - i);
-                    } else { /* the first checksum column, before the first panel */
+                    } else if (c == 4) { /* the first checksum column, before the first panel */
                         reg = FT_REGION_CHECKSUM, step = 0;
                         i = t % m, j = 0;
+                    } else { /* panel 0's vectors (c 5) or tau (c 6: on the diagonal's owner) */
+                        if (p1 + 1 >= m) break;
+                        reg = c == 5 ? FT_REGION_Q : FT_REGION_TAU, step = 1;
+                        j = t % (p1 < k ? p1 : k);
+                        i = c == 5 ? j + 1 + (t / p1) % (m - j - 1) : j;
+                        if (c == 5 && i >= m) continue;
                     }
                     if (c == 4) {
                         const int pr = (int)((0 + (ia - 1 + i) / nb) % g->nprow);
@@ -343,7 +257,8 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                      (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= 1);
             if (c == 1) ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
             static const char *names[] = {"no fault", "consumed by a panel (re-factor)",
-                                          "trailing, later column", "in R", "in the checksums"};
+                                          "trailing, later column", "in R", "in the checksums",
+                                          "in Q (checkpoint)", "in tau (copies)"};
             snprintf(what, sizeof what,
                      "pdgeqrf %dx%d nb %d m %d n %d: %s (%ld,%ld) rank %d: st %d ratios %.2g %.2g "
                      "R diff %.1e corrected %lld",
@@ -391,18 +306,6 @@ static void args_case(const grid_t *g)
 /* --bench N NB RUNS [Q]: ft_pdgemm / ft_pdgeqrf against PDGEMM / PDGEQRF on N x N, alternated, on
  * the squarest grid; prints the median and range of each (seconds, MPI_Wtime-like wall clock
  * after a barrier) and the ratio of the medians. */
-static double wall(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-void Cblacs_barrier(int ctxt, const char *scope);
-static int cmpd(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 static void bench(int N, int nb, int runs, int q)
 {
     if (q > 0) { /* policy.verify_every of this thread's default context */
@@ -412,7 +315,7 @@ static void bench(int N, int nb, int runs, int q)
         ft_context_set_policy(ft_default_context(), &pol);
     }
     grid_t g;
-    squarest_grid(&g);
+    squarest_grid(&g, g_np);
     dmat_t A, B, C, A0;
     dmat(&g, N, N, nb, nb, 0, 0, &A), dmat(&g, N, N, nb, nb, 0, 0, &B);
     dmat(&g, N, N, nb, nb, 0, 0, &C), dmat(&g, N, N, nb, nb, 0, 0, &A0);
@@ -494,7 +397,7 @@ static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",  
 static int campaign(int trials, uint64_t seed, int q)
 {
     grid_t g;
-    squarest_grid(&g);
+    squarest_grid(&g, g_np);
     const int nb = 7, one = 1;
     /* dgemm: C(48 x 40) := 0.8 A(48 x 36) B(36 x 40) - 0.3 C; dgeqrf: 61 x 43 */
     const int m = 48, n = 40, k = 36, qm = 61, qn = 43;
@@ -589,7 +492,7 @@ static int campaign(int trials, uint64_t seed, int q)
             free(G);
         } else {
             const int step = (int)(rng_next(&rng) % nsteps), i0 = step * nb;
-            const int reg = (int)(rng_next(&rng) % 3);
+            const int reg = (int)(rng_next(&rng) % 5);
             long i = -1, j = -1;
             ft_region_t r = FT_REGION_TRAILING;
             if (reg == 0) { /* trailing: rows and columns >= i0 */
@@ -598,6 +501,10 @@ static int campaign(int trials, uint64_t seed, int q)
             } else if (reg == 1 && i0 > 0) { /* R: rows < i0, columns >= row */
                 r = FT_REGION_R;
                 i = (long)(rng_next(&rng) % i0), j = i + (long)(rng_next(&rng) % (qn - i));
+            } else if (reg >= 3 && i0 > 0) { /* a finished Householder vector or its tau */
+                r = reg == 3 ? FT_REGION_Q : FT_REGION_TAU;
+                j = (long)(rng_next(&rng) % (uint64_t)i0);
+                i = reg == 3 ? j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1)) : j;
             } else { /* a checksum column */
                 r = FT_REGION_CHECKSUM;
                 i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);
@@ -621,7 +528,12 @@ static int campaign(int trials, uint64_t seed, int q)
                 if (rep.events[e].kind == FT_EVENT_INJECTED)
                     ev[0] = fabs(rep.events[e].after - rep.events[e].before);
             Cdgsum2d(g.ctxt, "All", " ", 1, 1, ev, 1, -1, -1);
-            effect = ev[0], limit = r == FT_REGION_CHECKSUM ? INFINITY : qlim;
+            /* the checksums change no data; a changed vector or tau has no rounding to hide
+             * in: any harm it does unreported is silent */
+            effect = ev[0];
+            limit = r == FT_REGION_CHECKSUM        ? INFINITY
+                    : r == FT_REGION_Q || r == FT_REGION_TAU ? 0.0
+                                                             : qlim;
             const int good = r1 < 30 && r2 < 30;
             if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
             else if (st) cls = C_REPORTED;

@@ -18,10 +18,21 @@
  *     checksums formed again;
  *   - one check alone: the checksum was hit, its row is formed again from X.
  * The result is verified again; what is still wrong is reported (FT_ERR_UNCORRECTABLE).
- * Not covered here: the Householder vectors below the diagonal and tau after their panel (the
- * checkpoint of Q of issue 9 is single-node only so far) — docs/dist.md.
+ * The Householder vectors below the diagonal and tau, which the checksum blocks cannot see
+ * (CK = [R11 R12; 0 A22] E holds without V), have a diskless checkpoint as ft_dgeqrf's (paper
+ * 004 Sec. 6; checkpoint.h): right after each panel every process takes the CKP_NS exact sums
+ * in GF(p) of its own elements of each of the panel's columns below the diagonal (the weights of
+ * the global row) and two copies of its tau — no communication; before the reflectors are
+ * applied again (a re-factorization) and at the end, every process sums its elements again and
+ * compares — up to two changed elements of its part of a column located and restored
+ * (ckp_locate, ckp_restore), more reported (one all-reduce of the verdict) — and votes tau among
+ * its three copies.
+ * Not covered: a change to V or tau inside a step, between its panel and the update that
+ * applies it (docs/dist.md).
  */
 #include "abft/abft.h"
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/ckp_field.h"
 #include "core/context.h"
 #include "core/inject.h"
 #include "dist/dist.h"
@@ -49,7 +60,176 @@ typedef struct {
     int root;
     int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
     int q;         /* verify after every q-th panel step (and after the last) */
+    /* the checkpoint of Q, each process its own elements: ck[CKP_NS lj + e] for its local
+     * columns lj of the finished columns c < ckdone, the sums now, the two copies of its tau */
+    uint64_t *ck, *cknow;
+    double *tau1, *tau2;
+    int64_t ckdone;
 } pq_t;
+
+/* ---- the checkpoint of Q ----------------------------------------------------------------- */
+
+/* x mod p for x < 2^127: 2^64 = 59 (mod p) */
+static uint64_t ckp_red128(unsigned __int128 x)
+{
+    const uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
+    const unsigned __int128 y = (unsigned __int128)hi * 59u + lo; /* < 2^71 */
+    const uint64_t h2 = (uint64_t)(y >> 64), l2 = (uint64_t)y;
+    return ckp_add(ckp_red(l2), ckp_red(h2 * 59u)); /* h2 < 2^7 */
+}
+
+/* C(t + e - 1, e) mod p, e = 0 .. CKP_NS - 1 (the weights of the row counted t = m - r) */
+static void ckp_weights(uint64_t t, uint64_t w[CKP_NS])
+{
+    const unsigned __int128 a = t, b = t + 1, c = t + 2, d = t + 3;
+    w[0] = 1, w[1] = ckp_red(t);
+    w[2] = (uint64_t)((a * b / 2) % CKP_P);
+    w[3] = (uint64_t)((a * b * c / 6) % CKP_P);
+    w[4] = (uint64_t)((a * b * c * d / 24) % CKP_P); /* t < 2^31: the product < 2^124 */
+}
+
+/* out[CKP_NS lj + e] for this process's local columns lj whose column c of sub(A) is in
+ * [c0, c1): the sums of its local elements below the diagonal (checkpoint.h's weights of the
+ * global row). Each process checkpoints and verifies its own elements: a change is located
+ * from the difference of its own sums, so no sum crosses the network. */
+static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out)
+{
+    const dist_grid_t *g = &p->g;
+    const int *d = p->dA;
+    const int64_t m = p->m;
+    const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
+    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
+    uint64_t w[CKP_NS];
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
+        if (c < c0 || c >= c1) continue;
+        const double *a = p->A + lj * d[LLD_];
+        uint64_t *o = out + CKP_NS * lj;
+        for (int e = 0; e < CKP_NS; e++) o[e] = 0;
+        /* runs of local rows that are consecutive global rows below the diagonal (a row block):
+         * running sums top to bottom give the weights C(t' + e - 1, e) of the run's own count
+         * t' = 1 at its bottom row (additions only, as the host's checkpoint), then shifted to
+         * t = t' + D once a run: C(t' + D + e - 1, e) = sum_j C(t' + j - 1, j) C(D + e - j - 1,
+         * e - j) (checkpoint_cuda.cu) */
+        for (int64_t li = 0; li < lr;) {
+            if (p->rowg[li] <= c) { /* -1 (outside sub(A)), or on or above the diagonal */
+                li++;
+                continue;
+            }
+            int64_t b = li + 1;
+            while (b < lr && p->rowg[b] == p->rowg[b - 1] + 1) b++;
+            uint64_t s[CKP_NS];
+            for (int64_t x0 = li; x0 < b; x0 += 4096) {
+                /* 128-bit running sums, reduced once every 4096 rows: after L rows the fifth
+                 * is below 2^64 C(L + 4, 5) < 2^120 */
+                const int64_t x1 = x0 + 4096 < b ? x0 + 4096 : b;
+                unsigned __int128 u0 = 0, u1 = 0, u2 = 0, u3 = 0, u4 = 0;
+                for (int64_t x = x0; x < x1; x++) {
+                    uint64_t bits;
+                    memcpy(&bits, a + x, sizeof bits);
+                    u0 += ckp_elem(bits), u1 += u0, u2 += u1, u3 += u2, u4 += u3;
+                }
+                const uint64_t v[CKP_NS] = {ckp_red128(u0), ckp_red128(u1), ckp_red128(u2),
+                                            ckp_red128(u3), ckp_red128(u4)};
+                if (x0 == li) {
+                    for (int e = 0; e < CKP_NS; e++) s[e] = v[e];
+                } else { /* the rows above continue the sums: shift them by this piece's
+                            length (C(t + L + e - 1, e) from the same identity) */
+                    uint64_t wl[CKP_NS], t[CKP_NS];
+                    ckp_weights((uint64_t)(x1 - x0), wl);
+                    for (int e = 0; e < CKP_NS; e++) {
+                        t[e] = v[e];
+                        for (int j = 0; j <= e; j++) t[e] = ckp_add(t[e], ckp_mul(wl[e - j], s[j]));
+                    }
+                    for (int e = 0; e < CKP_NS; e++) s[e] = t[e];
+                }
+            }
+            ckp_weights((uint64_t)(m - p->rowg[b - 1] - 1), w); /* C(D + i - 1, i) */
+            for (int e = 0; e < CKP_NS; e++)
+                for (int j = 0; j <= e; j++) o[e] = ckp_add(o[e], ckp_mul(w[e - j], s[j]));
+            li = b;
+        }
+    }
+}
+
+/* after the panel [c0, c1): its sums and the copies of this process's tau */
+static void ckp_take(pq_t *p, int64_t c0, int64_t c1)
+{
+    ckp_cols(p, c0, c1, p->ck);
+    const int *d = p->dA;
+    const int lc = dist_numroc(d[N_], d[NB_], p->g.mycol, d[CSRC_], p->g.npcol);
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
+        if (c >= c0 && c < c1) p->tau1[lj] = p->tau2[lj] = p->tau[lj];
+    }
+    if (c1 > p->ckdone) p->ckdone = c1;
+}
+
+static int same_bits(double a, double b) { return !memcmp(&a, &b, sizeof a); }
+
+/* every finished column (c < ckdone) against the checkpoint, each process its own elements:
+ * tau voted among its three copies, up to two changed elements of a column restored;
+ * FT_ERR_UNCORRECTABLE (on every process) when a column or a tau cannot be */
+static int ckp_verify(pq_t *p, int64_t step)
+{
+    const dist_grid_t *g = &p->g;
+    const int *d = p->dA;
+    const int64_t nc = p->ckdone, m = p->m;
+    int bad = 0;
+    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
+    if (nc > 0) ckp_cols(p, 0, nc, p->cknow);
+    for (int64_t lj = 0; lj < lc && nc > 0; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
+        if (c < 0 || c >= nc) continue;
+        double *t = p->tau + lj, *t1 = p->tau1 + lj, *t2 = p->tau2 + lj;
+        if (!same_bits(*t, *t1) || !same_bits(*t, *t2)) {
+            if (same_bits(*t1, *t2)) {
+                const double before = *t;
+                *t = *t1;
+                p->rep->detected++, p->rep->located++, p->rep->corrected++;
+                ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_TAU, -1, c, step, before,
+                                *t);
+                ft_log(p->ctx, 1, "pdgeqrf: tau(%lld) changed, restored from its copies",
+                       (long long)c);
+            } else if (same_bits(*t, *t1)) {
+                *t2 = *t; /* a copy changed: the data is right */
+            } else if (same_bits(*t, *t2)) {
+                *t1 = *t;
+            } else {
+                p->rep->detected++, p->rep->uncorrectable++, bad = 1;
+                ft_log(p->ctx, 1, "pdgeqrf: tau(%lld) and both its copies differ", (long long)c);
+            }
+        }
+        const uint64_t *ref = p->ck + CKP_NS * lj, *now = p->cknow + CKP_NS * lj;
+        p->rep->checks++;
+        if (!memcmp(ref, now, CKP_NS * sizeof *ref)) continue;
+        ckp_fix_t fix[2];
+        const int nf = m - c - 1 > 0 ? ckp_locate(ref, now, m - c - 1, fix) : -1;
+        int ok = nf > 0;
+        for (int f = 0; f < nf && ok; f++) /* the rows found must be this process's */
+            ok = fix[f].t >= 1 && fix[f].t < m - c &&
+                 dist_elem(g, p->A, d, p->ia - 1 + m - fix[f].t, p->ja - 1 + c) != NULL;
+        if (!ok) {
+            p->rep->detected++, p->rep->uncorrectable++, bad = 1;
+            ft_log(p->ctx, 1, "pdgeqrf: Householder vector %lld changed in more than two "
+                   "elements: uncorrectable", (long long)c);
+            continue;
+        }
+        for (int f = 0; f < nf; f++) { /* counted per element, as ft_dgeqrf */
+            const int64_t r = m - fix[f].t;
+            double *e = dist_elem(g, p->A, d, p->ia - 1 + r, p->ja - 1 + c);
+            const double before = *e;
+            *e = ckp_restore(before, fix[f].delta);
+            p->rep->detected++, p->rep->located++, p->rep->corrected++;
+            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_Q, r, c, step, before, *e);
+            ft_log(p->ctx, 1, "pdgeqrf: Householder vector element (%lld, %lld) changed, "
+                   "restored from the checkpoint", (long long)r, (long long)c);
+        }
+    }
+    double v = bad; /* a verdict every process shares */
+    dist_allsum(g, &v, 1, 1);
+    return v > 0 ? FT_ERR_UNCORRECTABLE : FT_SUCCESS;
+}
 
 /* X := [R11 R12; 0 A22] E at boundary i (local part, then the sum over the grid) */
 static void trap_sums(pq_t *p, int64_t i)
@@ -108,8 +288,9 @@ static int ormqr(pq_t *p, int m, int n, int k, int ia, int ja, double *C, int ic
 
 static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
 {
-    static const ft_region_t regs[3] = {FT_REGION_TRAILING, FT_REGION_R, FT_REGION_CHECKSUM};
-    for (int q = 0; q < 3; q++) {
+    static const ft_region_t regs[5] = {FT_REGION_TRAILING, FT_REGION_R, FT_REGION_CHECKSUM,
+                                        FT_REGION_Q, FT_REGION_TAU};
+    for (int q = 0; q < 5; q++) {
         ft_fault_t f[FT_MAX_FAULTS];
         const int nf = ft_inject_take(p->ctx, call, regs[q], step, f, FT_MAX_FAULTS);
         for (int x = 0; x < nf; x++) {
@@ -123,11 +304,24 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
                 if (i == 0) continue;
                 if (r < 0) r = (int64_t)(ft_rng_next(rng) % (uint64_t)i);
                 if (c < 0) c = r + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->n - r));
+            } else if (regs[q] == FT_REGION_Q) { /* finished vectors: c < i, r > c */
+                if (c < 0 && i > 0) c = (int64_t)(ft_rng_next(rng) % (uint64_t)i);
+                if (c < 0 || c + 1 >= p->m) continue;
+                if (r < 0) r = c + 1 + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->m - c - 1));
+            } else if (regs[q] == FT_REGION_TAU) { /* a finished tau, on the process owning the
+                                                      diagonal element of its column */
+                if (c < 0 && i > 0) c = (int64_t)(ft_rng_next(rng) % (uint64_t)i);
+                if (c < 0 || c >= p->k) continue;
+                r = c;
             } else {
                 if (r < 0) r = (int64_t)(ft_rng_next(rng) % (uint64_t)p->m);
                 if (c < 0) c = (int64_t)(ft_rng_next(rng) % (uint64_t)(2 * p->ncb));
             }
-            double *e = regs[q] == FT_REGION_CHECKSUM
+            double *e = regs[q] == FT_REGION_TAU
+                            ? (dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c)
+                                   ? p->tau + dist_local(p->ja - 1 + c, p->dA[NB_], p->g.npcol)
+                                   : NULL)
+                        : regs[q] == FT_REGION_CHECKSUM
                             ? (r < p->m && c < 2 * p->ncb
                                    ? dist_elem(&p->g, p->CK.a, p->CK.desc, p->ia - 1 + r, c)
                                    : NULL)
@@ -270,8 +464,11 @@ static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
 }
 
 /* restore the columns [ps, n) from the copy, apply the reflectors of [0, ps), form CK again */
-static int refactor_from(pq_t *p, int64_t ps)
+static int refactor_from(pq_t *p, int64_t ps, int64_t step)
 {
+    /* the reflectors of [0, ps) are applied again: against their checkpoint first */
+    FT_CHECK(ckp_verify(p, step));
+    p->ckdone = ps < p->ckdone ? ps : p->ckdone; /* the panels from ps on are factored again */
     const int nc = (int)(p->n - ps), jc = p->ja + (int)ps;
     pdlacpy_("A", &p->m, &nc, p->A0.a, &p->ia, &jc, p->A0.desc, p->A, &p->ia, &jc, p->dA, 1);
     encode(p, p->A0.a, p->A0.desc);
@@ -317,6 +514,14 @@ static int run(pq_t *p)
                    sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb));
     p->thr = malloc(sizeof(double) * (size_t)p->ncb);
     if (!p->hX || !p->thr) return FT_ERR_ALLOC;
+    {
+        const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol), l1 = lc > 1 ? lc : 1;
+        p->ck = malloc(sizeof(uint64_t) * (size_t)(2 * CKP_NS * l1));
+        p->tau1 = malloc(sizeof(double) * (size_t)(2 * l1));
+        if (!p->ck || !p->tau1) return FT_ERR_ALLOC;
+        p->cknow = p->ck + CKP_NS * l1, p->tau2 = p->tau1 + l1;
+        p->ckdone = 0;
+    }
     p->hC = p->hX + m * c2, p->hR = p->hC + m * c2;
     int64_t *loc = (int64_t *)(p->hR + 2 * m), *afit = loc + m * p->ncb;
     const int checkable = thresholds(p) == FT_SUCCESS;
@@ -354,6 +559,11 @@ static int run(pq_t *p)
         const int mi = (int)(m - j), jbi = (int)jb, iaj = p->ia + (int)j, jaj = p->ja + (int)j;
         pdgeqrf_(&mi, &jbi, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
         if (info) return FT_ERR_INTERNAL;
+        {
+            const double tc = ft_wtime();
+            ckp_take(p, j, j + jb);
+            tp += ft_wtime() - tc;
+        }
         /* the panel's block reflector (T once) on the trailing matrix and on the checksums, as
          * PDGEQRF does it (PDORMQR with k <= NB would apply the reflectors one at a time) */
         const int nt = (int)(n - j - jb), jat = jaj + jbi, c2i = (int)c2, one = 1;
@@ -402,7 +612,7 @@ static int run(pq_t *p)
                        "re-factoring from it",
                        (long long)ps);
                 const double tr = ft_wtime();
-                FT_CHECK(refactor_from(p, ps));
+                FT_CHECK(refactor_from(p, ps, step));
                 if (p->root) {
                     p->rep->located++, p->rep->recovered++, p->rep->corrected++;
                     p->rep->recovery |= 2;
@@ -503,6 +713,12 @@ static int run(pq_t *p)
         if (p->root) p->rep->checks += m * p->ncb;
         tp += ft_wtime() - t1;
     }
+    { /* the Householder vectors and tau against their checkpoint */
+        const double tc = ft_wtime();
+        const int sq = ckp_verify(p, step);
+        if (sq && !status) status = sq;
+        tp += ft_wtime() - tc;
+    }
     p->rep->time_protect += tp;
     return status;
 }
@@ -584,7 +800,7 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     }
     st = p.work ? run(&p) : FT_ERR_ALLOC;
     free(p.E.a), free(p.CK.a), free(p.A0.a), free(p.hX), free(p.thr), free(p.work);
-    free(p.rowg);
+    free(p.rowg), free(p.ck), free(p.tau1);
     double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
     dist_allsum(&p.g, &v, 1, 1);
     if (v > 0.0 && st == 0) st = FT_ERR_INTERNAL;
