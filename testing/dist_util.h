@@ -48,7 +48,8 @@ typedef struct {
     int lr, lc;
 } dmat_t;
 
-static inline void dmat(const grid_t *g, int M, int N, int mb, int nb, int rsrc, int csrc, dmat_t *x)
+static inline void dmat(const grid_t *g, int M, int N, int mb, int nb, int rsrc, int csrc,
+                        dmat_t *x)
 {
     int info;
     x->lr = numroc_(&M, &mb, &g->myrow, &rsrc, &g->nprow);

@@ -116,8 +116,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
         if (!strcmp(a, "-M")) bad = !v || tu_parse_sizes(v, &o->M), o->haveM = 1;
         else if (!strcmp(a, "-N")) bad = !v || tu_parse_sizes(v, &o->N), o->haveN = 1;
         else if (!strcmp(a, "--nb")) bad = !v || tu_parse_int(v, 1, 4096, &o->nb);
-        else if (!strcmp(a, "--grid")) bad = !v || sscanf(v, "%dx%d", &o->p, &o->q) != 2 ||
-                                             o->p < 1 || o->q < 1;
+        else if (!strcmp(a, "--grid"))
+            bad = !v || sscanf(v, "%dx%d", &o->p, &o->q) != 2 || o->p < 1 || o->q < 1;
         else if (!strcmp(a, "--niter")) bad = !v || tu_parse_int(v, 1, 100000, &o->niter);
         else if (!strcmp(a, "--verify-every"))
             bad = !v || tu_parse_int(v, 0, 1 << 30, &o->verify_every);
@@ -159,8 +159,8 @@ static int parse_args(int argc, char **argv, opts_t *o)
     }
     if (o->p && o->p * o->q != g_np) {
         if (!g_me)
-            fprintf(stderr, "testing_ft_pdgeqrf: --grid %dx%d needs %d processes, not %d\n",
-                    o->p, o->q, o->p * o->q, g_np);
+            fprintf(stderr, "testing_ft_pdgeqrf: --grid %dx%d needs %d processes, not %d\n", o->p,
+                    o->q, o->p * o->q, g_np);
         return 2;
     }
     if (o->nfaults) o->check = 1;
@@ -241,7 +241,10 @@ static int run_size(const opts_t *o, const grid_t *g, int m, int n)
             if (r > 0) t[w * o->niter + r - 1] = wall() - t0; /* round 0: warm-up */
             if ((st || info) && !why[0])
                 snprintf(why, sizeof why, "%s: status %d info %d",
-                         w == 0 ? "PDGEQRF" : w == 1 ? "ft on" : "ft off", st, info);
+                         w == 0   ? "PDGEQRF"
+                         : w == 1 ? "ft on"
+                                  : "ft off",
+                         st, info);
         }
     double med[3] = {0, 0, 0};
     for (int w = 0; w < 3 && !bad; w++) {
@@ -281,8 +284,10 @@ static int run_size(const opts_t *o, const grid_t *g, int m, int n)
         free(F), free(T), free(G0), free(P);
         const int good = r1 < o->tol && r2 < o->tol && (st || rd < 1e-10);
         if (!o->nfaults && (st || det || !good))
-            snprintf(why, sizeof why, "fault-free: status %d, detected %lld, ratios %.3g %.3g, R "
-                     "%.2g", st, det, r1, r2, rd);
+            snprintf(why, sizeof why,
+                     "fault-free: status %d, detected %lld, ratios %.3g %.3g, R "
+                     "%.2g",
+                     st, det, r1, r2, rd);
         else if (o->nfaults) {
             if (st == 0 && !good)
                 snprintf(why, sizeof why, "SILENT: status 0 with ratios %.3g %.3g", r1, r2);
@@ -323,10 +328,11 @@ int main(int argc, char **argv)
     if (o.p) grid_init(&g, o.p, o.q);
     else squarest_grid(&g, g_np);
     if (g_me == 0) {
-        printf("%% testing_ft_pdgeqrf: %d process(es), grid %dx%d, nb %d, %d timed round(s) after a "
-               "warm-up, verify every %d panel(s)%s\n",
-               g_np, g.nprow, g.npcol, o.nb, o.niter, o.verify_every ? o.verify_every : 1,
-               o.verify_every ? "" : " (default)");
+        printf(
+            "%% testing_ft_pdgeqrf: %d process(es), grid %dx%d, nb %d, %d timed round(s) after a "
+            "warm-up, verify every %d panel(s)%s\n",
+            g_np, g.nprow, g.npcol, o.nb, o.niter, o.verify_every ? o.verify_every : 1,
+            o.verify_every ? "" : " (default)");
         printf("%% peer: ScaLAPACK PDGEQRF in the same rounds; GFLOP/s = LAPACK flop count / "
                "median; on/peer = ft_pdgeqrf median / PDGEQRF median\n");
         printf("%%     M      N  grid   nb  PDGEQRF    ft-on      ft-off    on/peer"

@@ -187,8 +187,7 @@ static int ckp_verify(pq_t *p, int64_t step)
                 const double before = *t;
                 *t = *t1;
                 p->rep->detected++, p->rep->located++, p->rep->corrected++;
-                ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_TAU, -1, c, step, before,
-                                *t);
+                ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_TAU, -1, c, step, before, *t);
                 ft_log(p->ctx, 1, "pdgeqrf: tau(%lld) changed, restored from its copies",
                        (long long)c);
             } else if (same_bits(*t, *t1)) {
@@ -211,8 +210,10 @@ static int ckp_verify(pq_t *p, int64_t step)
                  dist_elem(g, p->A, d, p->ia - 1 + m - fix[f].t, p->ja - 1 + c) != NULL;
         if (!ok) {
             p->rep->detected++, p->rep->uncorrectable++, bad = 1;
-            ft_log(p->ctx, 1, "pdgeqrf: Householder vector %lld changed in more than two "
-                   "elements: uncorrectable", (long long)c);
+            ft_log(p->ctx, 1,
+                   "pdgeqrf: Householder vector %lld changed in more than two "
+                   "elements: uncorrectable",
+                   (long long)c);
             continue;
         }
         for (int f = 0; f < nf; f++) { /* counted per element, as ft_dgeqrf */
@@ -222,8 +223,10 @@ static int ckp_verify(pq_t *p, int64_t step)
             *e = ckp_restore(before, fix[f].delta);
             p->rep->detected++, p->rep->located++, p->rep->corrected++;
             ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_Q, r, c, step, before, *e);
-            ft_log(p->ctx, 1, "pdgeqrf: Householder vector element (%lld, %lld) changed, "
-                   "restored from the checkpoint", (long long)r, (long long)c);
+            ft_log(p->ctx, 1,
+                   "pdgeqrf: Householder vector element (%lld, %lld) changed, "
+                   "restored from the checkpoint",
+                   (long long)r, (long long)c);
         }
     }
     double v = bad; /* a verdict every process shares */
@@ -515,7 +518,8 @@ static int run(pq_t *p)
     p->thr = malloc(sizeof(double) * (size_t)p->ncb);
     if (!p->hX || !p->thr) return FT_ERR_ALLOC;
     {
-        const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol), l1 = lc > 1 ? lc : 1;
+        const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol),
+                  l1 = lc > 1 ? lc : 1;
         p->ck = malloc(sizeof(uint64_t) * (size_t)(2 * CKP_NS * l1));
         p->tau1 = malloc(sizeof(double) * (size_t)(2 * l1));
         if (!p->ck || !p->tau1) return FT_ERR_ALLOC;
