@@ -3,8 +3,10 @@
 #   LIBDIR/libftla_fortran.so*, .a                the Fortran module's procedures (Fortran builds)
 #   INCLUDEDIR/ftla.h, INCLUDEDIR/ftla.f90        the C header, the Fortran module's source
 #   FTLA_INSTALL_FMODDIR/ftla.mod                 the compiled Fortran module (Fortran builds)
+#   LIBDIR/libftla_dist.so*, INCLUDEDIR/ftla_dist.h   the distributed routines (MPI builds)
 #   LIBDIR/cmake/ftla/                            find_package(ftla): ftla::ftla, ftla::ftla_static,
-#                                                 ftla::ftla_fortran, ftla::ftla_fortran_static
+#                                                 ftla::ftla_fortran, ftla::ftla_fortran_static,
+#                                                 ftla::ftla_dist (MPI builds)
 #   LIBDIR/pkgconfig/ftla.pc, ftla-fortran.pc     pkg-config (relocatable: paths from ${pcfiledir})
 # Included from the top-level CMakeLists.txt after the libraries are defined. A library defined
 # before (e.g. an interposer) is installed and exported with the others when its target name is
@@ -14,6 +16,12 @@ include(CMakePackageConfigHelpers)
 list(APPEND FTLA_INSTALL_TARGETS ftla ftla_static)
 if(FTLA_HAVE_FORTRAN)
   list(APPEND FTLA_INSTALL_TARGETS ftla_fortran ftla_fortran_static)
+endif()
+# the distributed routines (cmake/dist.cmake): a shared library whose MPI and ScaLAPACK are
+# private (found again through its run path), so ftlaConfig.cmake need not find them
+if(FTLA_HAVE_MPI)
+  list(APPEND FTLA_INSTALL_TARGETS ftla_dist)
+  install(FILES include/ftla_dist.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endif()
 # the installed shared libraries find the libraries they were linked with outside the system
 # directories (e.g. CUDA's) without LD_LIBRARY_PATH
@@ -87,10 +95,3 @@ if(FTLA_HAVE_FORTRAN)
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 endif()
 
-# The distributed routines (cmake/dist.cmake), when built: the library and its header. Not in the
-# exported CMake package yet (its MPI and ScaLAPACK dependencies would have to be found again by
-# ftlaConfig.cmake): link with -lftla_dist beside ftla, MPI and ScaLAPACK (docs/dist.md).
-if(FTLA_HAVE_MPI)
-  install(TARGETS ftla_dist LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(FILES include/ftla_dist.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-endif()

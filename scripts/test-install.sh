@@ -11,6 +11,8 @@
 #      when ftla has Fortran and gfortran is here); each program runs and must print OK; ldd shows
 #      the shared build uses P's libftla.so and the static one no libftla.so; find_package(ftla
 #      0.2) must fail (version file: same major.minor);
+#      in MPI builds, examples/consumer/consumer_dist.c with ftla::ftla_dist
+#      (COMPONENTS dist), run by mpirun -np 2 (when mpirun is here);
 #   3. pkg-config (PKG_CONFIG_PATH=P/lib/pkgconfig): consumer.c linked with
 #      `pkg-config --cflags --libs ftla` (shared) and with libftla.a + `--static` (Libs.private),
 #      and the Fortran consumer with ftla-fortran; each runs.
@@ -87,6 +89,25 @@ for kind in shared static; do
     fi
 done
 
+# the distributed routines (MPI builds): ftla::ftla_dist from the package, run under mpirun
+if [ -e "$prefix/$libdir/libftla_dist.so" ]; then
+    [ -e "$prefix/include/ftla_dist.h" ] || fail "include/ftla_dist.h not installed"
+    if command -v mpirun >/dev/null; then
+        step "CMake consumer of ftla::ftla_dist (find_package(ftla 0.1 REQUIRED COMPONENTS dist)), mpirun -np 2"
+        b=$tmp/consumer-dist
+        cmake -S "$src/examples/consumer" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCONSUMER_DIST=ON \
+              >"$b.log" 2>&1 || { cat "$b.log"; fail "dist consumer configure"; }
+        cmake --build "$b" >"$b.build.log" 2>&1 || { cat "$b.build.log"; fail "dist consumer build"; }
+        ldd "$b/consumer_dist" | grep -q "libftla_dist.so.* => $prefix/" ||
+            { ldd "$b/consumer_dist"; fail "consumer_dist does not use $prefix's libftla_dist.so"; }
+        # Open MPI refuses root without these (CI runs as root); no effect otherwise
+        OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 \
+            mpirun -np 2 --oversubscribe "$b/consumer_dist" | tee "$b.run.log"
+        grep -q "consumer_dist: OK" "$b.run.log" || fail "consumer_dist"
+        dist_done=", MPI"
+    fi
+fi
+
 step "CMake consumer asking for ftla 0.2: must not be found"
 if cmake -S "$src/examples/consumer" -B "$tmp/consumer-v02" -DCMAKE_PREFIX_PATH="$prefix" \
          -DCONSUMER_VERSION=0.2 >"$tmp/v02.log" 2>&1; then
@@ -119,4 +140,4 @@ if [ "$fortran" = ON ] && command -v gfortran >/dev/null; then
 fi
 
 echo
-echo "test-install: OK (CMake shared + static, version check, pkg-config shared + static$([ "$fortran" = ON ] && echo ', Fortran'))"
+echo "test-install: OK (CMake shared + static, version check, pkg-config shared + static$([ "$fortran" = ON ] && echo ', Fortran')${dist_done:-})"
