@@ -209,9 +209,9 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                         reg = FT_REGION_R, step = 1;
                         i = t % p1;
                         j = i + (t / p1) % (n - i);
-                    } else if (c == 4) { /* the first checksum column, before the first panel */
+                    } else if (c == 4) { /* a checksum column, before the first panel */
                         reg = FT_REGION_CHECKSUM, step = 0;
-                        i = t % m, j = 0;
+                        i = t % m, j = (t / m) % 2;
                     } else { /* panel 0's vectors (c 5) or tau (c 6: on the diagonal's owner) */
                         if (p1 + 1 >= m) break;
                         reg = c == 5 ? FT_REGION_Q : FT_REGION_TAU, step = 1;
@@ -220,8 +220,9 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                         if (c == 5 && i >= m) continue;
                     }
                     if (c == 4) {
-                        const int pr = (int)((0 + (ia - 1 + i) / nb) % g->nprow);
-                        if (pr * g->npcol + 0 == r) fi = i, fj = j;
+                        /* the checksum blocks are the global columns ja - 1 + n on of ftla's
+                         * work array, which has A's layout (docs/dist.md) */
+                        if (owner(g, &A, ia - 1 + i, ja - 1 + n + j) == r) fi = i, fj = j;
                     } else if (owner(g, &A, ia - 1 + i, ja - 1 + j) == r) {
                         fi = i, fj = j;
                     }
@@ -256,9 +257,13 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                 ok = ok && rep.injected == 1 &&
                      (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= 1);
             if (c == 1) ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
-            static const char *names[] = {"no fault", "consumed by a panel (re-factor)",
-                                          "trailing, later column", "in R", "in the checksums",
-                                          "in Q (checkpoint)", "in tau (copies)"};
+            static const char *names[] = {"no fault",
+                                          "consumed by a panel (re-factor)",
+                                          "trailing, later column",
+                                          "in R",
+                                          "in the checksums",
+                                          "in Q (checkpoint)",
+                                          "in tau (copies)"};
             snprintf(what, sizeof what,
                      "pdgeqrf %dx%d nb %d m %d n %d: %s (%ld,%ld) rank %d: st %d ratios %.2g %.2g "
                      "R diff %.1e corrected %lld",
@@ -510,7 +515,8 @@ static int campaign(int trials, uint64_t seed, int q)
                 i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);
             }
             int own;
-            if (r == FT_REGION_CHECKSUM) own = (int)((i / nb) % g.nprow) * g.npcol == me_in(&g);
+            if (r == FT_REGION_CHECKSUM) /* columns qn on of the work array, A's layout */
+                own = owner(&g, &Q, i, qn + j) == me_in(&g);
             else own = owner(&g, &Q, i, j) == me_in(&g);
             if (!clean && own) {
                 ft_fault_t f = {
@@ -531,7 +537,7 @@ static int campaign(int trials, uint64_t seed, int q)
             /* the checksums change no data; a changed vector or tau has no rounding to hide
              * in: any harm it does unreported is silent */
             effect = ev[0];
-            limit = r == FT_REGION_CHECKSUM        ? INFINITY
+            limit = r == FT_REGION_CHECKSUM                  ? INFINITY
                     : r == FT_REGION_Q || r == FT_REGION_TAU ? 0.0
                                                              : qlim;
             const int good = r1 < 30 && r2 < 30;

@@ -2,20 +2,22 @@
  * pdgeqrf.c — ft_pdgeqrf: ScaLAPACK's QR, panel by panel, with checksum blocks carried by the
  * engine (docs/dist.md).
  *
- * The checksum blocks CK = sub(A) E (E: per block of nbc = abft_qr_check_width(n) columns the
- * pair sigma [e, w], as ft_dgeqrf) live in a distributed m x 2B matrix with A's row
- * distribution, so that PDLARFB applies every panel's block reflector (PDLARFT, as PDGEQRF) to
- * them exactly as to the trailing matrix. After panel step p (boundary i) the partly factored matrix [R11 R12; 0 A22]
- * satisfies CK = [R11 R12; 0 A22] E (paper 004 eqs. (5)-(6)); its trapezoid sums X are formed
+ * The factorization runs on a work array W with the caller's layout: sub(A) copied in, and the
+ * checksum blocks CK = sub(A) E (E: per block of nbc = abft_qr_check_width(n) columns the pair
+ * sigma [e, w], as ft_dgeqrf) as its 2B columns right after sub(A), so that each panel's block
+ * reflector (PDLARFT, as PDGEQRF) goes to the trailing matrix and the checksums in one PDLARFB
+ * call; the caller's A is the pristine copy until the result is copied back. After panel step
+ * p (boundary i) the partly factored matrix [R11 R12; 0 A22] satisfies CK = [R11 R12; 0 A22] E
+ * (paper 004 eqs. (5)-(6)); its trapezoid sums X are formed
  * locally and reduced over the grid, CK gathered, and every process compares the residuals
  * r = CK - X with ft_dgeqrf's threshold (abft_qr_tau, the column norms of the original A).
  * A failing row is located by s/r (abft_locate):
  *   - column c >= i, or row <= c (R, R12, the trailing matrix): rebuilt in place from its row
  *     check (set to 0, the row summed again, A = (CK - X) / sigma);
  *   - column c < i and row > c: the error was consumed by the panel of column c (it spread through
- *     the reflectors): re-factored from that panel — the columns from it restored from a copy of
- *     the original sub(A), the earlier (verified) reflectors applied to them by PDORMQR, the
- *     checksums formed again;
+ *     the reflectors): re-factored from that panel — the columns from it restored from the
+ *     caller's A, the earlier (verified) reflectors applied to them and to the checksums formed
+ *     again by PDORMQR;
  *   - one check alone: the checksum was hit, its row is formed again from X.
  * The result is verified again; what is still wrong is reported (FT_ERR_UNCORRECTABLE).
  * The Householder vectors below the diagonal and tau, which the checksum blocks cannot see
@@ -51,10 +53,14 @@ typedef struct {
     const int *dA;
     int64_t nbc, ncb, Wb;
     double sig, tol;
-    dist_mat_t E, CK, A0; /* weights, checksums, the copy of A */
-    double *hX, *hC;      /* m x 2B replicated */
-    double *hR;           /* 2m: one block's residuals r, s */
-    double *thr;          /* B */
+    /* weights; the work array W (the caller's layout, sub(A) then the checksum blocks CK as
+     * its global columns ckc .. ckc + 2B - 1); CK, a view of W; A0, the caller's A (pristine
+     * until the result is copied back: what a re-factorization restores columns from) */
+    dist_mat_t E, W, CK, A0;
+    int ckc;
+    double *hX, *hC; /* m x 2B replicated */
+    double *hR;      /* 2m: one block's residuals r, s */
+    double *thr;     /* B */
     double *work;
     int lwork;
     int root;
@@ -273,10 +279,10 @@ static void trap_sums(pq_t *p, int64_t i)
 /* CK := sub(A) E, from the current sub(A) (the original, before the first panel) */
 static void encode(pq_t *p, const double *A, const int *dA)
 {
-    const int one = 1, c2 = (int)(2 * p->ncb);
+    const int one = 1, c2 = (int)(2 * p->ncb), jc = p->ckc + 1;
     const double d1 = 1.0, d0 = 0.0;
     pdgemm_("N", "N", &p->m, &c2, &p->n, &d1, A, &p->ia, &p->ja, dA, p->E.a, &one, &one, p->E.desc,
-            &d0, p->CK.a, &p->ia, &one, p->CK.desc, 1, 1);
+            &d0, p->CK.a, &p->ia, &jc, p->CK.desc, 1, 1);
 }
 
 static int ormqr(pq_t *p, int m, int n, int k, int ia, int ja, double *C, int ic, int jc,
@@ -325,9 +331,9 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
                                    ? p->tau + dist_local(p->ja - 1 + c, p->dA[NB_], p->g.npcol)
                                    : NULL)
                         : regs[q] == FT_REGION_CHECKSUM
-                            ? (r < p->m && c < 2 * p->ncb
-                                   ? dist_elem(&p->g, p->CK.a, p->CK.desc, p->ia - 1 + r, c)
-                                   : NULL)
+                            ? (r < p->m && c < 2 * p->ncb ? dist_elem(&p->g, p->CK.a, p->CK.desc,
+                                                                      p->ia - 1 + r, p->ckc + c)
+                                                          : NULL)
                             : (r < p->m && c < p->n
                                    ? dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c)
                                    : NULL);
@@ -407,7 +413,7 @@ static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
 {
     const int64_t m = p->m, c2 = 2 * p->ncb;
     trap_sums(p, i);
-    dist_gather_all(&p->g, p->CK.a, p->CK.desc, p->ia - 1, 0, m, c2, p->hC);
+    dist_gather_all(&p->g, p->CK.a, p->CK.desc, p->ia - 1, p->ckc, m, c2, p->hC);
     int64_t nf = 0;
     for (int64_t b = 0; b < p->ncb; b++) {
         const int64_t w = p->nbc < p->n - b * p->nbc ? p->nbc : p->n - b * p->nbc;
@@ -475,35 +481,47 @@ static int refactor_from(pq_t *p, int64_t ps, int64_t step)
     const int nc = (int)(p->n - ps), jc = p->ja + (int)ps;
     pdlacpy_("A", &p->m, &nc, p->A0.a, &p->ia, &jc, p->A0.desc, p->A, &p->ia, &jc, p->dA, 1);
     encode(p, p->A0.a, p->A0.desc);
-    const int k = (int)ps, c2 = (int)(2 * p->ncb), one = 1;
-    FT_CHECK(ormqr(p, p->m, nc, k, p->ia, p->ja, p->A, p->ia, jc, p->dA));
-    return ormqr(p, p->m, c2, k, p->ia, p->ja, p->CK.a, p->ia, one, p->CK.desc);
+    const int k = (int)ps, c2 = (int)(2 * p->ncb);
+    /* the columns and the checksum blocks right after them in W: one call */
+    return ormqr(p, p->m, nc + c2, k, p->ia, p->ja, p->A, p->ia, jc, p->dA);
 }
 
 static int run(pq_t *p)
 {
     const dist_grid_t *g = &p->g;
-    const int *d = p->dA;
     const int64_t m = p->m, n = p->n, kk = p->k, c2 = 2 * p->ncb;
     const int64_t call = p->ctx->ncalls++;
     int st;
     double tp = 0.0, t0 = ft_wtime();
-    /* the work matrices: E n x 2B; CK with A's rows (M_, MB_, RSRC_ of descA); A0 = A's shape */
-    if ((st = dist_mat_alloc(g, (int)n, (int)c2, d[NB_], 2, &p->E))) return st;
+    /* the work array W: the caller's global layout (M_, MB_, NB_, RSRC_, CSRC_ of descA, so that
+     * W's local indices, tau's included, are A's) with the checksum blocks CK as 2B more columns
+     * right after sub(A), global columns ckc = ja - 1 + n on: each panel's PDLARFB updates the
+     * trailing matrix and the checksums in one call (separate calls on CK cost ~10 % of the
+     * factorization at 4096 on 2 x 2: bench/NOTES.md). The caller's A stays untouched until the
+     * result is copied back (ft_pdgeqrf_ex): it is the pristine copy A0. */
     {
-        const int zero = 0, two = 2, M = d[M_], c2i = (int)c2;
-        const int lr = dist_numroc(M, d[MB_], g->myrow, d[RSRC_], g->nprow);
+        const int *da = p->dA;
+        const int M = da[M_], NW = p->ja - 1 + (int)(n + c2), Mi = (int)m, Ni = (int)n;
+        const int lr = dist_numroc(M, da[MB_], g->myrow, da[RSRC_], g->nprow);
+        const int lc = dist_numroc(NW, da[NB_], g->mycol, da[CSRC_], g->npcol);
         int lld = lr > 1 ? lr : 1, info = 0;
-        descinit_(p->CK.desc, &M, &c2i, &d[MB_], &two, &d[RSRC_], &zero, &g->ctxt, &lld, &info);
-        p->CK.lr = lr, p->CK.lc = dist_numroc(c2i, 2, g->mycol, 0, g->npcol);
-        p->CK.a = calloc((size_t)lld * (size_t)(p->CK.lc > 1 ? p->CK.lc : 1), sizeof(double));
-        const int N = d[N_];
-        const int lc = dist_numroc(N, d[NB_], g->mycol, d[CSRC_], g->npcol);
-        descinit_(p->A0.desc, &M, &N, &d[MB_], &d[NB_], &d[RSRC_], &d[CSRC_], &g->ctxt, &lld,
+        descinit_(p->W.desc, &M, &NW, &da[MB_], &da[NB_], &da[RSRC_], &da[CSRC_], &g->ctxt, &lld,
                   &info);
-        p->A0.a = calloc((size_t)lld * (size_t)(lc > 1 ? lc : 1), sizeof(double));
-        if (!p->CK.a || !p->A0.a) return FT_ERR_ALLOC;
+        if (info) return FT_ERR_INTERNAL;
+        p->W.lr = lr, p->W.lc = lc;
+        p->W.a = calloc((size_t)lld * (size_t)(lc > 1 ? lc : 1), sizeof(double));
+        if (!p->W.a) return FT_ERR_ALLOC;
+        pdlacpy_("A", &Mi, &Ni, p->A, &p->ia, &p->ja, da, p->W.a, &p->ia, &p->ja, p->W.desc, 1);
+        p->A0.a = p->A;
+        memcpy(p->A0.desc, da, sizeof p->A0.desc);
+        p->A = p->W.a, p->dA = p->W.desc;
+        p->CK.a = p->W.a;
+        memcpy(p->CK.desc, p->W.desc, sizeof p->CK.desc);
+        p->ckc = p->ja - 1 + (int)n;
     }
+    const int *d = p->dA;
+    /* E: n x 2B */
+    if ((st = dist_mat_alloc(g, (int)n, (int)c2, d[NB_], 2, &p->E))) return st;
     {
         const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
         p->rowg = malloc(sizeof(int64_t) * (size_t)(lr > 1 ? lr : 1));
@@ -538,13 +556,9 @@ static int run(pq_t *p)
                 c % 2 ? p->sig * abft_weight(j - b * p->nbc, p->Wb) : p->sig;
         }
     }
-    {
-        const int M = p->m, N = p->n;
-        pdlacpy_("A", &M, &N, p->A, &p->ia, &p->ja, d, p->A0.a, &p->ia, &p->ja, p->A0.desc, 1);
-    }
     encode(p, p->A, d);
     if (checkable) {
-        dist_gather_all(g, p->CK.a, p->CK.desc, p->ia - 1, 0, m, c2, p->hC);
+        dist_gather_all(g, p->CK.a, p->CK.desc, p->ia - 1, p->ckc, m, c2, p->hC);
         for (int64_t b = 0; b < p->ncb; b++)
             p->thr[b] =
                 abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + 2 * b * m));
@@ -570,14 +584,12 @@ static int run(pq_t *p)
         }
         /* the panel's block reflector (T once) on the trailing matrix and on the checksums, as
          * PDGEQRF does it (PDORMQR with k <= NB would apply the reflectors one at a time) */
-        const int nt = (int)(n - j - jb), jat = jaj + jbi, c2i = (int)c2, one = 1;
+        /* the trailing matrix and the checksum blocks after it in W: nt + 2B columns, one call */
+        const int ntc = (int)(n - j - jb + c2), jat = jaj + jbi;
         double *T = p->work, *w2 = p->work + (size_t)d[NB_] * d[NB_];
         pdlarft_("F", "C", &mi, &jbi, p->A, &iaj, &jaj, d, p->tau, T, w2, 1, 1);
-        if (nt > 0)
-            pdlarfb_("L", "T", "F", "C", &mi, &nt, &jbi, p->A, &iaj, &jaj, d, T, p->A, &iaj, &jat,
-                     d, w2, 1, 1, 1, 1);
-        pdlarfb_("L", "T", "F", "C", &mi, &c2i, &jbi, p->A, &iaj, &jaj, d, T, p->CK.a, &iaj, &one,
-                 p->CK.desc, w2, 1, 1, 1, 1);
+        pdlarfb_("L", "T", "F", "C", &mi, &ntc, &jbi, p->A, &iaj, &jaj, d, T, p->A, &iaj, &jat, d,
+                 w2, 1, 1, 1, 1);
         j += jb, step++;
         if (!checkable) continue;
 
@@ -654,7 +666,8 @@ static int run(pq_t *p)
                 if (c == -2) { /* a checksum column spread over rows: the block formed again */
                     for (int64_t l = 0; l < m; l++)
                         for (int h = 0; h < 2; h++) {
-                            double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l, 2 * b + h);
+                            double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l,
+                                                  p->ckc + 2 * b + h);
                             if (e) *e = p->hX[l + (2 * b + h) * m];
                         }
                     continue;
@@ -681,7 +694,8 @@ static int run(pq_t *p)
                 const int64_t l = x % m, b = x / m, c = loc[x];
                 if (c == -2) {
                     for (int h = 0; h < 2; h++) {
-                        double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l, 2 * b + h);
+                        double *e =
+                            dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l, p->ckc + 2 * b + h);
                         if (e) *e = p->hX[l + (2 * b + h) * m];
                     }
                 } else if (c >= 0 && !bad) {
@@ -803,7 +817,10 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
         p.work = malloc(sizeof(double) * (size_t)p.lwork);
     }
     st = p.work ? run(&p) : FT_ERR_ALLOC;
-    free(p.E.a), free(p.CK.a), free(p.A0.a), free(p.hX), free(p.thr), free(p.work);
+    if (p.W.a && p.A0.a) /* the result from W into the caller's A (the same layout: local) */
+        pdlacpy_("A", &p.m, &p.n, p.W.a, &p.ia, &p.ja, p.W.desc, p.A0.a, &p.ia, &p.ja, p.A0.desc,
+                 1);
+    free(p.E.a), free(p.W.a), free(p.hX), free(p.thr), free(p.work);
     free(p.rowg), free(p.ck), free(p.tau1);
     double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
     dist_allsum(&p.g, &v, 1, 1);
