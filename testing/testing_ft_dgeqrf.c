@@ -111,52 +111,6 @@ static void usage(const char *prog)
 
 
 
-/* region[:key=value]... */
-static int parse_fault(const char *spec, ft_fault_t *f)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", spec);
-    memset(f, 0, sizeof *f);
-    f->row = f->col = f->step = f->call = -1;
-    f->bit = -2; /* unset */
-    char *save = NULL, *tok = strtok_r(buf, ":", &save);
-    if (!tok) return -1;
-    if (!strcasecmp(tok, "R")) f->region = FT_REGION_R;
-    else if (!strcasecmp(tok, "trailing")) f->region = FT_REGION_TRAILING;
-    else if (!strcasecmp(tok, "Q")) f->region = FT_REGION_Q;
-    else if (!strcasecmp(tok, "tau")) f->region = FT_REGION_TAU;
-    else if (!strcasecmp(tok, "checksum")) f->region = FT_REGION_CHECKSUM;
-    else if (!strcasecmp(tok, "reflectors")) f->region = FT_REGION_REFLECTORS;
-    else if (!strcasecmp(tok, "panel")) f->region = FT_REGION_PANEL;
-    else return -1;
-    int have_value = 0;
-    while ((tok = strtok_r(NULL, ":", &save))) {
-        char *eq = strchr(tok, '=');
-        if (!eq) return -1;
-        *eq = '\0';
-        const char *k = tok, *v = eq + 1;
-        char *end;
-        errno = 0;
-        if (!strcmp(k, "value")) {
-            f->value = strtod(v, &end);
-            have_value = 1;
-        } else {
-            long long x = strtoll(v, &end, 10);
-            if (!strcmp(k, "step")) f->step = x;
-            else if (!strcmp(k, "row")) f->row = x;
-            else if (!strcmp(k, "col")) f->col = x;
-            else if (!strcmp(k, "bit")) {
-                if (x < 0 || x > 63) return -1;
-                f->bit = (int)x;
-            } else return -1;
-            if (x < -1) return -1;
-        }
-        if (end == v || *end || errno) return -1;
-    }
-    if (f->bit == -2) f->bit = have_value ? -1 : 55;
-    else if (have_value) return -1;
-    return 0;
-}
 
 static int parse_args(int argc, char **argv, opts_t *o)
 {
@@ -185,7 +139,7 @@ static int parse_args(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "--verbose")) bad = !v || tu_parse_int(v, 0, 2, &o->verbose);
         else if (!strcmp(a, "--crossover")) bad = !v || tu_parse_int(v, -1, 1 << 30, &o->crossover);
         else if (!strcmp(a, "--inject")) {
-            bad = !v || o->nfaults >= MAX_INJECT || parse_fault(v, &o->faults[o->nfaults]);
+            bad = !v || o->nfaults >= MAX_INJECT || tu_parse_fault(v, &o->faults[o->nfaults]);
             if (!bad) o->nfaults++;
         } else if (!strcmp(a, "--expect")) {
             if (!v) bad = 1;

@@ -21,8 +21,9 @@
  * and max_i | |R_ii| - |R_ii|_PDGEQRF | / max_i |R_ii| < 1e-10. Gathering puts the whole matrix
  * on every process: for sizes a process can hold.
  * --inject SPEC (repeatable): region[:key=value]..., region trailing | R | checksum | Q | tau,
- * keys step (the panel step before which the fault is applied), row, col (0-based in sub(A); for
- * checksum col is the checksum column; for tau col is its index), bit (default 55); a position
+ * keys step (the panel step before which the fault is applied; absent: the first), row, col
+ * (0-based in sub(A); for checksum col is the checksum column; for tau col is its index), bit
+ * (default 55) or value (added; testing_util's tu_parse_fault); a position
  * left out is drawn from the region at that step (trailing: rows and columns >= the step's first
  * column; R: finished rows; Q: below the diagonal of finished columns; tau: a finished one) by
  * ftla's injector. The process owning the element applies it.
@@ -67,7 +68,7 @@ static void usage(void)
            "  --niter n              timed rounds after one warm-up (default 3)\n"
            "  --check                dqrt01 ratios of the gathered factor, R against PDGEQRF's\n"
            "  --verify-every q       policy.verify_every (the panels between verifications)\n"
-           "  --inject SPEC          region[:step=p][:row=i][:col=j][:bit=b], region\n"
+           "  --inject SPEC          region[:step=p][:row=i][:col=j][:bit=b|:value=x], region\n"
            "                         trailing|R|checksum|Q|tau (repeatable; implies --check)\n"
            "  --expect any|corrected|reported   what must come of the faults (default any)\n"
            "  --seed s               seed of the matrix (default 1)\n"
@@ -75,35 +76,15 @@ static void usage(void)
            "  --verbose v            policy.verbose of ftla's calls\n");
 }
 
+/* tu_parse_fault, for the regions ft_pdgeqrf injects into */
 static int parse_fault(const char *s, ft_fault_t *f)
 {
-    memset(f, 0, sizeof *f);
-    f->row = f->col = -1, f->bit = 55, f->call = -1, f->step = 0;
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", s);
-    char *save = NULL, *tok = strtok_r(buf, ":", &save);
-    if (!tok) return -1;
-    if (!strcasecmp(tok, "trailing")) f->region = FT_REGION_TRAILING;
-    else if (!strcasecmp(tok, "R")) f->region = FT_REGION_R;
-    else if (!strcasecmp(tok, "checksum")) f->region = FT_REGION_CHECKSUM;
-    else if (!strcasecmp(tok, "Q")) f->region = FT_REGION_Q;
-    else if (!strcasecmp(tok, "tau")) f->region = FT_REGION_TAU;
-    else return -1;
-    while ((tok = strtok_r(NULL, ":", &save))) {
-        char *eq = strchr(tok, '=');
-        if (!eq) return -1;
-        *eq = '\0';
-        int v;
-        if (tu_parse_int(eq + 1, 0, 1 << 30, &v)) return -1;
-        if (!strcmp(tok, "step")) f->step = v;
-        else if (!strcmp(tok, "row")) f->row = v;
-        else if (!strcmp(tok, "col")) f->col = v;
-        else if (!strcmp(tok, "bit")) {
-            if (v > 63) return -1;
-            f->bit = v;
-        } else return -1;
-    }
-    return 0;
+    if (tu_parse_fault(s, f)) return -1;
+    const ft_region_t r = f->region;
+    return r == FT_REGION_TRAILING || r == FT_REGION_R || r == FT_REGION_CHECKSUM ||
+                   r == FT_REGION_Q || r == FT_REGION_TAU
+               ? 0
+               : -1;
 }
 
 static int parse_args(int argc, char **argv, opts_t *o)

@@ -287,3 +287,49 @@ ft_context_t *tu_make_context(ft_device_t dev, int tile, int backup_c)
     TU_CHECK(st == 0, "ft_context_set_policy: %s", ft_strerror(st));
     return ctx;
 }
+
+int tu_parse_fault(const char *spec, ft_fault_t *f)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    memset(f, 0, sizeof *f);
+    f->row = f->col = f->step = f->call = -1;
+    f->bit = -2; /* unset */
+    char *save = NULL, *tok = strtok_r(buf, ":", &save);
+    if (!tok) return -1;
+    if (!strcasecmp(tok, "R")) f->region = FT_REGION_R;
+    else if (!strcasecmp(tok, "trailing")) f->region = FT_REGION_TRAILING;
+    else if (!strcasecmp(tok, "Q")) f->region = FT_REGION_Q;
+    else if (!strcasecmp(tok, "tau")) f->region = FT_REGION_TAU;
+    else if (!strcasecmp(tok, "checksum")) f->region = FT_REGION_CHECKSUM;
+    else if (!strcasecmp(tok, "reflectors")) f->region = FT_REGION_REFLECTORS;
+    else if (!strcasecmp(tok, "panel")) f->region = FT_REGION_PANEL;
+    else return -1;
+    int have_value = 0;
+    while ((tok = strtok_r(NULL, ":", &save))) {
+        char *eq = strchr(tok, '=');
+        if (!eq) return -1;
+        *eq = '\0';
+        const char *k = tok, *v = eq + 1;
+        char *end;
+        errno = 0;
+        if (!strcmp(k, "value")) {
+            f->value = strtod(v, &end);
+            have_value = 1;
+        } else {
+            long long x = strtoll(v, &end, 10);
+            if (!strcmp(k, "step")) f->step = x;
+            else if (!strcmp(k, "row")) f->row = x;
+            else if (!strcmp(k, "col")) f->col = x;
+            else if (!strcmp(k, "bit")) {
+                if (x < 0 || x > 63) return -1;
+                f->bit = (int)x;
+            } else return -1;
+            if (x < -1) return -1;
+        }
+        if (end == v || *end || errno) return -1;
+    }
+    if (f->bit == -2) f->bit = have_value ? -1 : 55;
+    else if (have_value) return -1;
+    return 0;
+}

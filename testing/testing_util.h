@@ -138,5 +138,9 @@ int tu_parse_sizes(const char *s, tu_sizes_t *out);
 /* An integer in [lo, hi] / a double; 0 on success, -1 otherwise. */
 int tu_parse_int(const char *s, long lo, long hi, int *out);
 int tu_parse_double(const char *s, double *out);
+/* A fault of the QR testers' --inject: region[:key=value]..., region R | trailing | Q | tau |
+ * checksum | reflectors | panel, keys step, row, col (-1 or absent: drawn by the injector), bit
+ * (0..63) or value (an added value); neither bit nor value: bit 55. 0 on success, -1 otherwise. */
+int tu_parse_fault(const char *spec, ft_fault_t *f);
 
 #endif

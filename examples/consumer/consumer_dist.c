@@ -26,10 +26,23 @@ void Cdgsum2d(int ctxt, const char *scope, const char *top, int m, int n, double
 int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
                const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
-void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja,
-              const int *descA, double *tau, double *work, const int *lwork, int *info);
+void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja, const int *descA,
+              double *tau, double *work, const int *lwork, int *info);
 
 enum { M = 96, N = 64, NB = 16 };
+
+/* the N x N upper triangle of the factored local array A (lr local rows, ld lld, a P x 1 grid)
+ * into R on every process */
+static void gather_r(int ctxt, int nprow, int myrow, int lr, int lld, const double *A, double *R)
+{
+    memset(R, 0, sizeof(double) * N * N);
+    for (int j = 0; j < N; j++)
+        for (int li = 0; li < lr; li++) {
+            const int i = (li / NB * nprow + myrow) * NB + li % NB; /* the global row */
+            if (i <= j) R[i + j * N] = A[li + (size_t)j * lld];
+        }
+    Cdgsum2d(ctxt, "All", " ", N, N, R, N, -1, -1);
+}
 
 int main(void)
 {
@@ -42,7 +55,8 @@ int main(void)
     const int lr = numroc_(&m, &nb, &myrow, &zero, &nprow), lld = lr > 1 ? lr : 1;
     int desc[9];
     descinit_(desc, &m, &n, &nb, &nb, &zero, &zero, &ctxt, &lld, &info);
-    double *A0 = malloc(sizeof(double) * (size_t)lld * N), *A = malloc(sizeof(double) * (size_t)lld * N);
+    double *A0 = malloc(sizeof(double) * (size_t)lld * N),
+           *A = malloc(sizeof(double) * (size_t)lld * N);
     double *tau = malloc(sizeof(double) * N), wq = 0.0;
     for (int j = 0; j < N; j++)
         for (int li = 0; li < lr; li++) {
@@ -57,33 +71,25 @@ int main(void)
     double R[N * N], F[N * N];
     memcpy(A, A0, sizeof(double) * (size_t)lld * N);
     pdgeqrf_(&m, &n, A, &one, &one, desc, tau, work, &lwork, &info);
-    memset(R, 0, sizeof R);
-    for (int j = 0; j < N; j++)
-        for (int li = 0; li < lr; li++) {
-            const int i = (li / NB * nprow + myrow) * NB + li % NB;
-            if (i <= j) R[i + j * N] = A[li + (size_t)j * lld];
-        }
-    Cdgsum2d(ctxt, "All", " ", N, N, R, N, -1, -1);
+    gather_r(ctxt, nprow, myrow, lr, lld, A, R);
     int bad = 0;
     for (int fault = 0; fault < 2; fault++) {
         ft_context_t *ctx = NULL;
         if (ft_context_create(&ctx, FT_DEVICE_CPU)) bad = 1;
         if (fault && ctx) { /* a trailing element, before step 1: applied by its owner */
-            ft_fault_t f = {.region = FT_REGION_TRAILING, .row = 20, .col = 40, .bit = 61,
-                            .call = -1, .step = 1};
+            ft_fault_t f = {.region = FT_REGION_TRAILING,
+                            .row = 20,
+                            .col = 40,
+                            .bit = 61,
+                            .call = -1,
+                            .step = 1};
             ft_inject_add(ctx, &f);
         }
         memcpy(A, A0, sizeof(double) * (size_t)lld * N);
         ft_report_t rep;
         const int st = ft_pdgeqrf_ex(ctx, m, n, A, 1, 1, desc, tau, work, lwork, &info, &rep);
         ft_context_destroy(ctx);
-        memset(F, 0, sizeof F);
-        for (int j = 0; j < N; j++)
-            for (int li = 0; li < lr; li++) {
-                const int i = (li / NB * nprow + myrow) * NB + li % NB;
-                if (i <= j) F[i + j * N] = A[li + (size_t)j * lld];
-            }
-        Cdgsum2d(ctxt, "All", " ", N, N, F, N, -1, -1);
+        gather_r(ctxt, nprow, myrow, lr, lld, A, F);
         double d = 0.0, r = 0.0;
         for (int x = 0; x < N * N; x++) d = fmax(d, fabs(F[x] - R[x])), r = fmax(r, fabs(R[x]));
         const int ok = st == 0 && info == 0 && d <= 1e-12 * r && (!fault || rep.corrected >= 1);
