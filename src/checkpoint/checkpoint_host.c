@@ -33,15 +33,6 @@ void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t 
     }
 }
 
-/* x mod p for x < 2^128 (2^64 = 59 mod p) */
-static uint64_t red128(unsigned __int128 x)
-{
-    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^70 */
-    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^64 + 2^12 */
-    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^64 */
-    return ckp_red((uint64_t)x);
-}
-
 /*
  * ckp_sums_ref's sums by runs of VR = 128 rows, as dot products a vector unit can do (the row
  * recurrence with deferred 128-bit reductions took ~10 cycles an element: issue 11's dgels_).
@@ -111,7 +102,7 @@ static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_
                 for (int d = 0; d <= e; d++) t += (u128)g_vc[d] * S[e - d];
                 n[e] = t;
             }
-            for (int e = 0; e < CKP_NS; e++) S[e] = red128(n[e]);
+            for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
         }
         for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
             uint64_t b;
@@ -123,7 +114,7 @@ static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_
             S[4] += S[3];
         }
         uint64_t *o = out + CKP_NS * c;
-        for (int e = 0; e < CKP_NS; e++) o[e] = red128(S[e]);
+        for (int e = 0; e < CKP_NS; e++) o[e] = ckp_red128(S[e]);
     }
 }
 

@@ -63,4 +63,15 @@ CKP_FN uint64_t ckp_mul(uint64_t a, uint64_t b)
 /* The element of a double: its bits reduced mod p. */
 CKP_FN uint64_t ckp_elem(uint64_t bits) { return ckp_red(bits); }
 
+#if !defined(__CUDACC__)
+/* x mod p for x < 2^128 (2^64 = 59 mod p): the host's deferred sums */
+static inline uint64_t ckp_red128(unsigned __int128 x)
+{
+    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^70 */
+    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^64 + 2^12 */
+    x = (x >> 64) * 59 + (uint64_t)x; /* < 2^64 */
+    return ckp_red((uint64_t)x);
+}
+#endif
+
 #endif

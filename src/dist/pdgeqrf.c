@@ -75,15 +75,6 @@ typedef struct {
 
 /* ---- the checkpoint of Q ----------------------------------------------------------------- */
 
-/* x mod p for x < 2^127: 2^64 = 59 (mod p) */
-static uint64_t ckp_red128(unsigned __int128 x)
-{
-    const uint64_t hi = (uint64_t)(x >> 64), lo = (uint64_t)x;
-    const unsigned __int128 y = (unsigned __int128)hi * 59u + lo; /* < 2^71 */
-    const uint64_t h2 = (uint64_t)(y >> 64), l2 = (uint64_t)y;
-    return ckp_add(ckp_red(l2), ckp_red(h2 * 59u)); /* h2 < 2^7 */
-}
-
 /* C(t + e - 1, e) mod p, e = 0 .. CKP_NS - 1 (the weights of the row counted t = m - r) */
 static void ckp_weights(uint64_t t, uint64_t w[CKP_NS])
 {
