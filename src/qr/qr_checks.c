@@ -717,6 +717,10 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         if (g->prof) g->ph_csum += t1 - t0;
         return FT_SUCCESS;
     }
+    /* something fails: the checksum blocks the loop left behind are brought up to date first,
+     * so that every residual is what the analysis expects (the error's image under all the
+     * reflectors, not part of them) */
+    FT_CHECK(qr_cs_catch_up(g, i));
     FT_CHECK(check_sums(g, i, 1));
     /* the rounding actually seen at this check: the blocks that pass (each block analysed
      * once: a block acted on below is analysed again only after a change) */

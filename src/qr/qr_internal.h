@@ -66,6 +66,9 @@ typedef struct {
     /* every block carries QR_NCS checksum columns sigma [A_b e, A_b w, A_b v] (qr_checks.c) */
 #define QR_NCS 3
     int64_t cb;          /* the block being verified (qr_checks.c) */
+    int64_t cs_upto;     /* panels applied to every checksum block: the loop updates only the
+                          * blocks a panel reaches, the others are caught up on the rare path
+                          * (qr_cs_catch_up) */
     double *dA;
     int64_t ldda;
     double *tau;
@@ -298,6 +301,9 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok);
 int qr_recovery_update(qr_t *g, int64_t i, int64_t j);
 int qr_recovery_replace(qr_t *g, int64_t j);
 int qr_refactor(qr_t *g, int64_t P);
+/* Bring every checksum block up to the state at boundary i: the panels from cs_upto on are
+ * applied to the blocks that lay left of them (verified reflectors, MAIN queue, synced). */
+int qr_cs_catch_up(qr_t *g, int64_t i);
 /* qr_api.c: the factorization for ft_dgels, with an FT factor F (QR-update recovery). */
 int qr_geqrf_factor(ft_context_t *ctx, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n,
                     double *A, ft_int lda, double *tau, ft_report_t *report);

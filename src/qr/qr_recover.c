@@ -156,6 +156,31 @@ static int reflect_vec_t(qr_t *g, int64_t p0, int64_t p1, double *x)
 /* Panels whose reflectors have been applied to the state at boundary i. */
 static int64_t panels_done(const qr_t *g, int64_t i) { return i >= g->k ? g->np : i / g->nb; }
 
+int qr_cs_catch_up(qr_t *g, int64_t i)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t pd = panels_done(g, i), nb = g->nb;
+    int any = 0;
+    for (int64_t p = g->cs_upto; p < pd && !any; p++) any = p * nb / g->nbc > 0;
+    if (!any) {
+        if (g->cs_upto < pd) g->cs_upto = pd;
+        return FT_SUCCESS;
+    }
+    FT_CHECK(be->sync(g->qs));
+    if (g->qck) FT_CHECK(be->sync(g->qck));
+    FT_CHECK(be->sync(g->qm));
+    /* the reflectors about to be applied, against their checkpoint */
+    FT_CHECK(qr_q_verify(g, pd * nb, i / nb, 1));
+    for (int64_t p = g->cs_upto; p < pd; p++) {
+        const int64_t b0 = p * nb / g->nbc, ip = p * nb, ib = qr_imin(nb, g->k - ip);
+        if (b0 > 0)
+            FT_CHECK(qr_larfb(be, g->qm, 1, 1, g->m, QR_NCS * b0, g->m, ip, ib, g->dA, g->ldda,
+                              g->dT + p * nb * nb, nb, g->dI, g->dCS, g->m, g->dWc));
+    }
+    g->cs_upto = pd;
+    return be->sync(g->qm);
+}
+
 int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok)
 {
     const ft_backend_t *be = g->be;
@@ -275,6 +300,7 @@ int qr_refactor(qr_t *g, int64_t P)
     FT_CHECK(be->copy_matrix(g->qm, m, nc, g->dCS0, m, g->dCS, m));
     FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, n - i0, g->dA + i0 * ld, ld, g->dWb));
     FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, nc, g->dCS, m, g->dWc));
+    g->cs_upto = P; /* every block has panels 0 .. P-1 */
     FT_CHECK(be->sync(g->qm));
     ft_report_t *r = g->rep;
     if (r->refactor_col < 0 || i0 < r->refactor_col) r->refactor_col = i0;
