@@ -13,6 +13,7 @@
 #include "qr/qr_internal.h"
 #include "qr/qr_pcheck.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -383,6 +384,18 @@ int qr_factor(qr_t *g)
     return st;
 }
 
+/* FTLA_QR_CS_EAGER=1 (read once; for measurements): every checksum block updated by every
+ * panel, as before the skip of finished blocks */
+static int cs_eager(void)
+{
+    static int env = -1;
+    if (env < 0) {
+        const char *e = getenv("FTLA_QR_CS_EAGER");
+        env = e && e[0] == '1' && e[1] == '\0';
+    }
+    return env;
+}
+
 static int factor(qr_t *g)
 {
     const ft_backend_t *be = g->be;
@@ -610,7 +623,7 @@ restart:
              * left as it is, a clean check compares the same magnitude with the same zero, and a
              * failing one first applies what was skipped (qr_cs_catch_up; docs/qr.md, "Checksum
              * columns and weights"); about half the update's columns on average */
-            const int64_t b0 = p < g->cs_upto ? 0 : i / g->nbc;
+            const int64_t b0 = p < g->cs_upto || cs_eager() ? 0 : i / g->nbc;
             ft_queue_t *qc = g->gpanel ? g->qck : g->qs;
             sp = qr_tb(g, qc, FT_PHASE_CHECKSUM, p);
             FT_CHECK(qr_larfb_v(be, qc, mi, QR_NCS * (g->ncb - b0), ib, g->dV[b], m,
