@@ -432,6 +432,7 @@ struct Args {
     /* diagnostics (FTLA_H2T_PROFILE set): cycle counts per role, printed after the call */
     long long *prof;
     int bsync; /* FTLA_H2T_BSYNC=1: warp 2 waits at the hand-over to warp 1 (bar.sync, not arrive) */
+    int spin_ns; /* FTLA_H2T_SPIN_NS: a pause (ns) between two polls of a flag (0: none) */
 };
 #define PROF_ADD(i, t0)                                                                          \
     do {                                                                                          \
@@ -778,8 +779,8 @@ __device__ void leader(const Args &a, double *sm)
                     /* catch panel k+1 up with block k-1: its row (k-1) NB from the workers */
                     if (k + 1 >= 3) {
                         if (lane == 0)
-                            while (vload(a.sync + 1 + k + 1) == 0) {
-                            }
+                            while (vload(a.sync + 1 + k + 1) == 0)
+                                if (a.spin_ns) __nanosleep(a.spin_ns);
                         __syncwarp();
                         __threadfence();
                     }
@@ -901,8 +902,8 @@ __device__ int wk_take(const Args &a, int b, double *rc, int pw, long long &tw)
     const int tid = threadIdx.x;
     tw = clock64();
     if (tid == 0)
-        while (vload(a.sync) <= b) {
-        }
+        while (vload(a.sync) <= b)
+            if (a.spin_ns) __nanosleep(a.spin_ns);
     if (pw >= 0) PROF_ADD(pw, tw);
     tw = clock64();
     __syncthreads();
@@ -1186,6 +1187,12 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
     const char *pe = getenv("FTLA_H2T_PROFILE");
     a.prof = NULL;
     { const char *bs = getenv("FTLA_H2T_BSYNC"); a.bsync = bs && bs[0] == '1'; }
+    { const char *sn = getenv("FTLA_H2T_SPIN_NS"); a.spin_ns = sn ? atoi(sn) : 0; }
+    cudaEvent_t pev[2] = {NULL, NULL};
+    if (pe) {
+        FTLA_CUDA_TRY(cudaEventCreate(&pev[0]));
+        FTLA_CUDA_TRY(cudaEventCreate(&pev[1]));
+    }
     if (pe) {
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, 16 * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, 16 * sizeof(long long), st));
@@ -1194,8 +1201,11 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
     cudaError_t e = cudaMemsetAsync(a.sync, 0, (size_t)(a.Pd + 1) * sizeof(int), st);
     if (e == cudaSuccess) {
         void *args[] = {&a};
-        e = cudaLaunchCooperativeKernel((const void *)h2t_persistent, dim3((unsigned)grid),
-                                        dim3(NT), args, SMEM, st);
+        if (pev[0]) e = cudaEventRecord(pev[0], st);
+        if (e == cudaSuccess)
+            e = cudaLaunchCooperativeKernel((const void *)h2t_persistent, dim3((unsigned)grid),
+                                            dim3(NT), args, SMEM, st);
+        if (e == cudaSuccess && pev[1]) e = cudaEventRecord(pev[1], st);
     }
     const cudaError_t e2 = cudaFreeAsync(a.sync, st);
     FTLA_CUDA_TRY(e);
@@ -1213,7 +1223,11 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
         fprintf(stderr, "h2t-profile n=%lld grid=%lld steps=%d (us):", (long long)n,
                 (long long)grid, a.Pd);
         for (int i = 0; i < 16; i++) fprintf(stderr, " %s=%.0f", nm[i], h[i] / (khz * 1e-3));
-        fprintf(stderr, "\n");
+        float ms = 0.0f;
+        FTLA_CUDA_TRY(cudaEventElapsedTime(&ms, pev[0], pev[1]));
+        fprintf(stderr, " kernel(events)=%.0f spin_ns=%d\n", ms * 1e3, a.spin_ns);
+        FTLA_CUDA_TRY(cudaEventDestroy(pev[0]));
+        FTLA_CUDA_TRY(cudaEventDestroy(pev[1]));
     }
     *ran = 1;
     return FT_SUCCESS;
