@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cuda_pipeline.h>
 #include <cstdlib>
+#include <ctime>
 
 extern "C" {
 #include "givens/givens.h"
@@ -1161,6 +1162,13 @@ static int f_zero_to_hess(ft_queue_t *q, int64_t m, int64_t n, double *x, double
 /* The persistent version when the device can run it (cooperative launch, 200 KB of shared
  * memory per block, two or more multiprocessors) and the problem has worker panels; *ran = 0
  * otherwise. */
+static double host_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int64_t ldr,
                           double *sub, double *c, double *s, int *ran)
 {
@@ -1168,15 +1176,33 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
     *ran = 0;
     const int64_t ns = m - 1 < n ? m - 1 : n;
     if (ns < 4 * PNB) return FT_SUCCESS;
-    int dev, coop = 0, optin = 0, sms = 0, per = 0;
+    const char *pe = getenv("FTLA_H2T_PROFILE");
+    const double th0 = pe ? host_now() : 0.0;
+    /* what the device allows, queried once per device (the attribute, occupancy and
+     * shared-memory calls cost host time on every call otherwise) */
+    int dev;
     FTLA_CUDA_TRY(cudaGetDevice(&dev));
-    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
-    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
-    FTLA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (!coop || (size_t)optin < SMEM + 64 || sms < 2) return FT_SUCCESS;
-    FTLA_CUDA_TRY(cudaFuncSetAttribute(h2t_persistent, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       (int)SMEM));
-    FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, h2t_persistent, NT, SMEM));
+    static struct {
+        int ready, usable, sms, per;
+    } cache[64];
+    if (dev < 0 || dev >= 64) return FT_SUCCESS;
+    if (!__atomic_load_n(&cache[dev].ready, __ATOMIC_ACQUIRE)) {
+        int coop = 0, optin = 0, sms = 0, per = 0;
+        FTLA_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+        FTLA_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+        FTLA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        const int usable = coop && (size_t)optin >= SMEM + 64 && sms >= 2;
+        if (usable) {
+            FTLA_CUDA_TRY(cudaFuncSetAttribute(
+                h2t_persistent, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SMEM));
+            FTLA_CUDA_TRY(
+                cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, h2t_persistent, NT, SMEM));
+        }
+        cache[dev].usable = usable, cache[dev].sms = sms, cache[dev].per = per;
+        __atomic_store_n(&cache[dev].ready, 1, __ATOMIC_RELEASE);
+    }
+    if (!cache[dev].usable) return FT_SUCCESS;
+    const int sms = cache[dev].sms, per = cache[dev].per;
     Args a;
     a.m = m, a.n = n, a.ns = ns, a.ldr = ldr, a.R = R, a.sub = sub, a.c = c, a.s = s;
     a.Pd = (int)cdiv(ns, PNB);
@@ -1184,7 +1210,6 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
     const int64_t grid = (int64_t)sms * per < 1 + (int64_t)a.Pall ? (int64_t)sms * per
                                                                    : 1 + (int64_t)a.Pall;
     if (grid < 2) return FT_SUCCESS;
-    const char *pe = getenv("FTLA_H2T_PROFILE");
     a.prof = NULL;
     { const char *bs = getenv("FTLA_H2T_BSYNC"); a.bsync = bs && bs[0] == '1'; }
     { const char *sn = getenv("FTLA_H2T_SPIN_NS"); a.spin_ns = sn ? atoi(sn) : 0; }
@@ -1197,8 +1222,10 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, 16 * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, 16 * sizeof(long long), st));
     }
+    const double th1 = pe ? host_now() : 0.0;
     FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.sync, (size_t)(a.Pd + 1) * sizeof(int), st));
     cudaError_t e = cudaMemsetAsync(a.sync, 0, (size_t)(a.Pd + 1) * sizeof(int), st);
+    const double th2 = pe ? host_now() : 0.0;
     if (e == cudaSuccess) {
         void *args[] = {&a};
         if (pev[0]) e = cudaEventRecord(pev[0], st);
@@ -1207,7 +1234,9 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
                                             dim3(NT), args, SMEM, st);
         if (e == cudaSuccess && pev[1]) e = cudaEventRecord(pev[1], st);
     }
+    const double th3 = pe ? host_now() : 0.0;
     const cudaError_t e2 = cudaFreeAsync(a.sync, st);
+    const double th4 = pe ? host_now() : 0.0;
     FTLA_CUDA_TRY(e);
     FTLA_CUDA_TRY(e2);
     if (a.prof) {
@@ -1225,7 +1254,9 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
         for (int i = 0; i < 16; i++) fprintf(stderr, " %s=%.0f", nm[i], h[i] / (khz * 1e-3));
         float ms = 0.0f;
         FTLA_CUDA_TRY(cudaEventElapsedTime(&ms, pev[0], pev[1]));
-        fprintf(stderr, " kernel(events)=%.0f spin_ns=%d\n", ms * 1e3, a.spin_ns);
+        fprintf(stderr, " kernel(events)=%.0f spin_ns=%d host: setup=%.1f alloc=%.1f launch=%.1f "
+                "free=%.1f\n", ms * 1e3, a.spin_ns, (th1 - th0) * 1e6, (th2 - th1) * 1e6,
+                (th3 - th2) * 1e6, (th4 - th3) * 1e6);
         FTLA_CUDA_TRY(cudaEventDestroy(pev[0]));
         FTLA_CUDA_TRY(cudaEventDestroy(pev[1]));
     }
