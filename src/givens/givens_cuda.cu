@@ -1169,11 +1169,12 @@ static double host_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int64_t ldr,
+static int persistent_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                           double *sub, double *c, double *s, int *ran)
 {
     using namespace h2tp;
     *ran = 0;
+    cudaStream_t st = ftla_cuda_queue_stream(q);
     const int64_t ns = m - 1 < n ? m - 1 : n;
     if (ns < 4 * PNB) return FT_SUCCESS;
     const char *pe = getenv("FTLA_H2T_PROFILE");
@@ -1223,7 +1224,7 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, 16 * sizeof(long long), st));
     }
     const double th1 = pe ? host_now() : 0.0;
-    FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.sync, (size_t)(a.Pd + 1) * sizeof(int), st));
+    FT_CHECK(ftla_cuda_queue_scratch(q, (size_t)(a.Pd + 1) * sizeof(int), (void **)&a.sync));
     cudaError_t e = cudaMemsetAsync(a.sync, 0, (size_t)(a.Pd + 1) * sizeof(int), st);
     const double th2 = pe ? host_now() : 0.0;
     if (e == cudaSuccess) {
@@ -1235,10 +1236,8 @@ static int persistent_h2t(cudaStream_t st, int64_t m, int64_t n, double *R, int6
         if (e == cudaSuccess && pev[1]) e = cudaEventRecord(pev[1], st);
     }
     const double th3 = pe ? host_now() : 0.0;
-    const cudaError_t e2 = cudaFreeAsync(a.sync, st);
-    const double th4 = pe ? host_now() : 0.0;
+    const double th4 = th3;
     FTLA_CUDA_TRY(e);
-    FTLA_CUDA_TRY(e2);
     if (a.prof) {
         long long h[16];
         int khz = 1;
@@ -1272,7 +1271,7 @@ static int f_hess_to_tri_persistent(ft_queue_t *q, int64_t m, int64_t n, double 
                                     double *sub, double *c, double *s)
 {
     int ran;
-    FT_CHECK(persistent_h2t(ftla_cuda_queue_stream(q), m, n, R, ldr, sub, c, s, &ran));
+    FT_CHECK(persistent_h2t(q, m, n, R, ldr, sub, c, s, &ran));
     return ran ? FT_SUCCESS : f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
 }
 

@@ -291,13 +291,11 @@ static int c_reflect_vec(ft_queue_t *q, int trans, int64_t m, int64_t k, int64_t
     const int64_t rows = (m + 31) / 32; /* no more blocks than 32-row chunks */
     if (grid > rows) grid = rows;
     double *part = NULL;
-    FTLA_CUDA_TRY(cudaMallocAsync((void **)&part, (size_t)grid * VNB * sizeof(double), st));
+    FT_CHECK(ftla_cuda_queue_scratch(q, (size_t)grid * VNB * sizeof(double), (void **)&part));
     void *args[] = {&trans, &m, &k, &nb, &p0, &p1, (void *)&A, &lda, (void *)&T, &x, &part};
     const cudaError_t e = cudaLaunchCooperativeKernel((const void *)reflect_vec_k,
                                                       dim3((unsigned)grid), dim3(VT), args, 0, st);
-    const cudaError_t e2 = cudaFreeAsync(part, st);
     FTLA_CUDA_TRY(e);
-    FTLA_CUDA_TRY(e2);
     *done = 1;
     return FT_SUCCESS;
 }

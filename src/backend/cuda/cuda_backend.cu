@@ -29,6 +29,8 @@ struct ft_queue {
     cudaEvent_t fork_ev;   /* recorded by fork(from = this queue) */
     double *hpin;          /* pinned slot for get_elem / set_elem */
     int nsm;               /* multiprocessor count of the device */
+    void *scratch;         /* device scratch of the queue's own kernels (ftla_cuda_queue_scratch) */
+    size_t scratch_bytes;
 };
 
 struct ft_qevent {
@@ -118,6 +120,25 @@ cudaStream_t ftla_cuda_queue_stream(const ft_queue_t *q) { return q->stream; }
 
 int ftla_cuda_queue_sm_count(const ft_queue_t *q) { return q->nsm; }
 
+int ftla_cuda_queue_scratch(ft_queue_t *q, size_t bytes, void **p)
+{
+    *p = NULL;
+    if (bytes > q->scratch_bytes) {
+        /* rare: the old buffer may still be read by work issued on the queue */
+        if (q->scratch) {
+            FTLA_CUDA_TRY(cudaStreamSynchronize(q->stream));
+            FTLA_CUDA_TRY(cudaFree(q->scratch));
+            q->scratch = NULL;
+            q->scratch_bytes = 0;
+        }
+        const size_t want = (bytes + (size_t)65535) & ~(size_t)65535;
+        FTLA_CUDA_TRY(cudaMalloc(&q->scratch, want));
+        q->scratch_bytes = want;
+    }
+    *p = q->scratch;
+    return FT_SUCCESS;
+}
+
 static void c_queue_destroy(ft_queue_t *q)
 {
     if (!q) return;
@@ -127,6 +148,7 @@ static void c_queue_destroy(ft_queue_t *q)
     if (q->fork_ev) CUDA_WARN(cudaEventDestroy(q->fork_ev));
     if (q->own) CUDA_WARN(cudaStreamDestroy(q->own)); /* a wrapped stream is the caller's */
     if (q->hpin) CUDA_WARN(cudaFreeHost(q->hpin));
+    if (q->scratch) CUDA_WARN(cudaFree(q->scratch));
     free(q);
 }
 

@@ -23,6 +23,11 @@ extern "C" {
  * for sizing grids). */
 cudaStream_t ftla_cuda_queue_stream(const ft_queue_t *q);
 int ftla_cuda_queue_sm_count(const ft_queue_t *q);
+/* Device scratch of at least `bytes` for kernels issued on q, kept with the queue and reused
+ * by the next call (stream order protects it): a cudaMallocAsync per call costs ~0.3 ms of host
+ * time once a stream sync has trimmed the default pool (measured on the H100, issue 8). Growing
+ * it synchronizes the queue. Valid until the next call that asks for more. */
+int ftla_cuda_queue_scratch(ft_queue_t *q, size_t bytes, void **p);
 
 /* Turn a failed CUDA call into an ftla status: clears the (non-sticky) error state, logs
  * `what` and file:line to stderr when FTLA_VERBOSE >= 1, returns FT_ERR_DEVICE_ALLOC for
