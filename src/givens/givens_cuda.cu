@@ -434,6 +434,8 @@ struct Args {
     long long *prof;
     int bsync; /* FTLA_H2T_BSYNC=1: warp 2 waits at the hand-over to warp 1 (bar.sync, not arrive) */
     int spin_ns; /* FTLA_H2T_SPIN_NS: a pause (ns) between two polls of a flag (0: none) */
+    int ablate;  /* FTLA_H2T_ABLATE (measurements only, the result is wrong): bit 0 the helpers
+                  * store nothing, bit 1 they prefetch no look-ahead rows, bit 2 no diagonal rows */
 };
 #define PROF_ADD(i, t0)                                                                          \
     do {                                                                                          \
@@ -835,7 +837,7 @@ __device__ void leader(const Args &a, double *sm)
                 vstore(a.sync, k);
             }
             /* store panel k-1's diagonal block and panel k's look-ahead rows */
-            if (k >= 1) {
+            if (k >= 1 && !(a.ablate & 1)) {
                 const int64_t q0 = p0 - PNB;
                 const double *Dp = bufD((k - 1) & 1);
                 for (int t = hw; t < PNB; t += nhw) {
@@ -864,8 +866,10 @@ __device__ void leader(const Args &a, double *sm)
             if (hasL) FTLA_BAR_ARRIVE(2, 32 * (NHW + 1));
             /* prefetch: rows 1 .. 64 of panel k+1's diagonal block, rows k NB + 1 .. (k+2) NB
              * of panel k+2 (untouched so far) */
-            if (hasL) prefetch(a, bufD((k + 1) & 1), LDD, 0, p0 + PNB, 1, PNB, k + 1, hw, nhw);
-            if (k + 2 < Pd) prefetch(a, bufL(k & 1), LDL, 0, p0, 1, 2 * PNB, k + 2, hw, nhw);
+            if (hasL && !(a.ablate & 4))
+                prefetch(a, bufD((k + 1) & 1), LDD, 0, p0 + PNB, 1, PNB, k + 1, hw, nhw);
+            if (k + 2 < Pd && !(a.ablate & 2))
+                prefetch(a, bufL(k & 1), LDL, 0, p0, 1, 2 * PNB, k + 2, hw, nhw);
             cp_wait();
             if (ht == 0) PROF_ADD(7, tp);
         }
@@ -1214,6 +1218,7 @@ static int persistent_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_
     a.prof = NULL;
     { const char *bs = getenv("FTLA_H2T_BSYNC"); a.bsync = bs && bs[0] == '1'; }
     { const char *sn = getenv("FTLA_H2T_SPIN_NS"); a.spin_ns = sn ? atoi(sn) : 0; }
+    { const char *ab = getenv("FTLA_H2T_ABLATE"); a.ablate = ab ? atoi(ab) : 0; }
     cudaEvent_t pev[2] = {NULL, NULL};
     if (pe) {
         FTLA_CUDA_TRY(cudaEventCreate(&pev[0]));
