@@ -12,7 +12,6 @@
 #include "core/size.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 int64_t dgemm_auto_tile(int64_t m, int64_t n)
@@ -192,87 +191,6 @@ static int inputs_finite(gemm_t *g, int *finite)
     return FT_SUCCESS;
 }
 
-/* Chunks of C for the rank-k shapes (issue 12): the product of a rank-k update reads and writes
- * C once at a fraction of the memory bandwidth, while the protection reads C three more times
- * (the input's row and column sums, the result's sums) — in one piece those passes come before
- * and after the product. In nch column chunks (widths a multiple of T, so every chunk owns
- * whole checksum blocks), chunk i+1's input sums and chunk i's result sums run on the side
- * queue beside the product of the next chunk. Automatic on a device backend for k <= 1024 with
- * m, n >= 4k and at least 4 blocks; FTLA_DGEMM_CHUNKS=c forces c chunks on any backend (tests:
- * the host runs the same schedule). */
-static void chunk_plan(gemm_t *g)
-{
-    static int64_t env = -2;
-    if (env == -2) {
-        const char *e = getenv("FTLA_DGEMM_CHUNKS");
-        char *end = NULL;
-        const long long v = e && *e ? strtoll(e, &end, 10) : -1;
-        env = e && *e && end && *end == '\0' && v >= 1 ? (int64_t)v : -1;
-    }
-    int64_t c = 1;
-    if (env >= 1) c = env;
-    else if (g->be->kind == FT_DEVICE_CUDA && g->k <= 1024 && g->m >= 4 * g->k &&
-             g->n >= 4 * g->k && g->nb >= 4)
-        c = 8;
-    if (c > g->nb) c = g->nb;
-    if (c < 1) c = 1;
-    const int64_t bpc = (g->nb + c - 1) / c; /* blocks per chunk */
-    g->cw = bpc * g->T;
-    g->nch = (g->n + g->cw - 1) / g->cw;
-}
-
-static void chunk_cols(const gemm_t *g, int64_t i, int64_t *c0, int64_t *nc)
-{
-    *c0 = i * g->cw;
-    *nc = g->n - *c0 < g->cw ? g->n - *c0 : g->cw;
-}
-
-/* The input C of chunk i: its block sums (rows and columns) and its backup, on queue q. */
-static int c0_chunk(gemm_t *g, ft_queue_t *q, int64_t i)
-{
-    const ft_backend_t *be = g->be;
-    const int64_t m = g->m, n = g->n, T = g->T;
-    int64_t c0, nc;
-    chunk_cols(g, i, &c0, &nc);
-    const int64_t J0 = c0 / T;
-    const double *Ci = g->C + c0 * g->ldc;
-    FT_CHECK(be->block_sums(q, 'N', m, nc, Ci, g->ldc, T, g->sig, g->C0S + 2 * J0 * m, m,
-                            g->C0A + J0 * m, m));
-    if (g->C0col)
-        FT_CHECK(be->block_sums(q, 'T', nc, m, Ci, g->ldc, T, g->sig, g->C0col + c0, n,
-                                g->C0colA + c0, n));
-    if (g->Cb) FT_CHECK(be->copy_matrix(q, m, nc, Ci, g->ldc, g->Cb + c0 * m, m));
-    return FT_SUCCESS;
-}
-
-/* The products of the chunks on the main queue; the input sums of the next chunk and (sums = 1)
- * the result sums of each chunk on the side queue beside them. */
-static int chunked_product(gemm_t *g, int sums)
-{
-    const ft_backend_t *be = g->be;
-    const int64_t m = g->m, T = g->T;
-    for (int64_t i = 0; i < g->nch; i++) {
-        int64_t c0, nc;
-        chunk_cols(g, i, &c0, &nc);
-        const int next = g->have_c0 && i + 1 < g->nch;
-        if (next) {
-            FT_CHECK(c0_chunk(g, g->qs, i + 1));
-            FT_CHECK(be->event_record(g->evc, g->qs));
-        }
-        FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, nc, g->k, g->alpha, g->A, g->lda,
-                           dgemm_opb_cols(g, c0), g->ldb, g->beta, g->C + c0 * g->ldc, g->ldc));
-        if (sums) {
-            const int64_t J0 = c0 / T;
-            FT_CHECK(be->event_record(g->evp, g->qm));
-            FT_CHECK(be->event_wait(g->qs, g->evp));
-            FT_CHECK(be->block_sums(g->qs, 'N', m, nc, g->C + c0 * g->ldc, g->ldc, T, g->sig,
-                                    g->CS + 2 * J0 * m, m, g->CA + J0 * m, m));
-        }
-        if (next) FT_CHECK(be->event_wait(g->qm, g->evc));
-    }
-    return FT_SUCCESS;
-}
-
 int dgemm_protected(gemm_t *g)
 {
     const ft_backend_t *be = g->be;
@@ -289,20 +207,9 @@ int dgemm_protected(gemm_t *g)
     g->have_c0 = g->beta != 0.0;
     FT_CHECK(workspace(g));
     if (!g->qs) FT_CHECK(ft_call_queue(g->call, &g->qs));
-    chunk_plan(g);
-    if (g->nch > 1)
-        ft_log(ctx, 2, "dgemm: C in %lld chunks of %lld columns", (long long)g->nch,
-               (long long)g->cw);
-    if (g->nch > 1 && !g->evc) {
-        FT_CHECK(ft_call_event(g->call, &g->evc));
-        FT_CHECK(ft_call_event(g->call, &g->evp));
-    }
 
-    /* input C: its block sums (rows and columns), and a backup when asked (in chunks: the
-     * first chunk's here, the others beside the products) */
-    if (g->have_c0 && g->nch > 1) {
-        FT_CHECK(c0_chunk(g, g->qm, 0));
-    } else if (g->have_c0 && g->kern->c0_pass) {
+    /* input C: its block sums (rows and columns), and a backup when asked */
+    if (g->have_c0 && g->kern->c0_pass) {
         FT_CHECK(g->kern->c0_pass(g->qm, m, n, g->C, g->ldc, T, sig, g->C0S, g->C0A, g->C0col,
                                   g->C0colA, g->Cb));
     } else if (g->have_c0) {
@@ -393,15 +300,9 @@ static int dgemm_checked(gemm_t *g)
     const ft_backend_t *be = g->be;
     ft_context_t *ctx = g->ctx;
     const int64_t m = g->m, n = g->n, k = g->k, nb = g->nb, T = g->T;
-    /* the result sums beside the products only when nothing is changed in C after them (a
-     * planned fault in C, the warm-up's changed element: those must be in the sums) */
-    const int early_sums = g->nch > 1 && !g->warm && !ctx->nfaults;
     FT_CHECK(be->event_record(g->ev0, g->qm));
-    if (g->nch > 1)
-        FT_CHECK(chunked_product(g, early_sums));
-    else
-        FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B, g->ldb,
-                           g->beta, g->C, g->ldc));
+    FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B, g->ldb,
+                       g->beta, g->C, g->ldc));
     FT_CHECK(be->event_record(g->ev1, g->qm));
     FT_CHECK(be->fork(g->qs, g->qm));
     if (g->check_operands) { /* the operands as the product left them */
@@ -418,8 +319,7 @@ static int dgemm_checked(gemm_t *g)
     if (g->warm) FT_CHECK(be->set_elem(g->qm, g->C + 5 + 7 * g->ldc, 1e3));
 
     /* verify every (row, column block) */
-    if (!early_sums)
-        FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->sig, g->CS, m, g->CA, m));
+    FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->sig, g->CS, m, g->CA, m));
     dgemm_rowcheck_args_t args = {.m = m, .n = n, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
                                   .beta = g->beta, .tol = g->pol.tol, .rsig = g->rsig, .sums = g->CS,
                                   .abss = g->CA, .pred = g->P, .anorm = g->anorm,
