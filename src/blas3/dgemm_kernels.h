@@ -74,7 +74,9 @@ typedef struct dgemm_kernels {
     /* Optional (NULL: the driver uses block_sums twice and copy_matrix). One pass over the
      * input C0 (m x n): its block row sums as block_sums('N', m, n, C0, T, scale, rs, m, ra, m),
      * when cs is not NULL its block column sums as block_sums('T', n, m, C0, T, scale, cs, n,
-     * ca, n), and, when backup is not NULL, a copy of C0 (unscaled) into backup (ld m). */
+     * ca, n), and, when backup is not NULL, a copy of C0 (unscaled) into backup (ld m).
+     * Returns 1, having done nothing, for a tile it does not handle (cuda: T not a multiple of
+     * 32); the sums may differ from block_sums' by the order of the additions. */
     int (*c0_pass)(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
                    double scale, double *rs, double *ra, double *cs, double *ca, double *backup);
     /* TMR (policy.protect = FT_PROTECT_TMR, dgemm_tmr.c): the element-wise vote of three

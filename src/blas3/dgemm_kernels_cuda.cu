@@ -1,7 +1,7 @@
 /*
  * dgemm_kernels_cuda.cu — ft_dgemm's kernel table on the cuda backend (dgemm_kernels.h). The row
  * checks are evaluated by the same dgemm_row_check as on the host, so both backends flag exactly
- * the same checks. (No c0_pass: the driver uses the backend's block sums.)
+ * the same checks, and c0_pass (the input C's row and column sums and backup in one read).
  */
 #include <stdlib.h>
 
@@ -16,8 +16,82 @@ namespace {
 constexpr int kThreads = 256;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
-int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
+__host__ __device__ int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+__host__ __device__ int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
+
+/*
+ * c0_pass: the input C's block row sums, block column sums and backup in one read (issue 12:
+ * as block_sums 'N' and 'T' they were two reads of C, 2 GB each at 16384^2). A block of 4 warps
+ * covers 128 rows; grid.y runs over (column block J, chunk z) items of at most kC0Chunk columns.
+ * Each warp owns 32 rows (one row block I, as T is a multiple of 32): lane = row, it reads its
+ * row across 32 columns at a time (each column a coalesced 256-byte read), accumulates the row
+ * sums in registers and puts the 32 x 32 scaled values in shared memory; then lane = column, it
+ * sums its column over the warp's 32 rows (the row weights of block I) and adds the three
+ * partial column sums atomically. The row sums of a chunk are added atomically at the end.
+ * Outputs are zeroed first; the weights are abft_weight_at (bit for bit abft_weight).
+ */
+constexpr int kC0Rows = 128;
+constexpr int64_t kC0Chunk = 256;
+
+__global__ void __launch_bounds__(kC0Rows)
+    c0_pass_kernel(int64_t m, int64_t n, const double *__restrict__ C0, int64_t ldc, int64_t T,
+                   int64_t W, double sc, int64_t chunk, int64_t nz, double *rs, double *ra,
+                   double *cs, double *ca, double *backup)
+{
+    __shared__ double tile[kC0Rows / 32][32][33];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t rw = (int64_t)blockIdx.x * kC0Rows + warp * 32; /* the warp's first row */
+    const int64_t r = rw + lane;
+    const bool rok = r < m;
+    const double inv2w = abft_weight_scale(W);
+    const int64_t nb = ceil_div(n, T);
+    const int64_t I = rw / T;
+    double (*tl)[33] = tile[warp];
+    for (int64_t t = blockIdx.y; t < nb * nz; t += gridDim.y) {
+        const int64_t J = t / nz, z = t - J * nz, j0 = J * T;
+        const int64_t c0 = j0 + z * chunk, c1 = imin(imin(n, j0 + T), c0 + chunk);
+        if (c0 >= c1 || rw >= m) continue; /* uniform over the warp */
+        double s = 0.0, sw = 0.0, sa = 0.0;
+        for (int64_t g = c0; g < c1; g += 32) {
+            const int ng = (int)imin(32, c1 - g);
+            const double *p = C0 + r + g * ldc;
+#pragma unroll 8
+            for (int jj = 0; jj < 32; jj++) {
+                double x = 0.0;
+                if (jj < ng && rok) {
+                    x = __ldg(p + jj * ldc);
+                    if (backup) backup[r + (g + jj) * m] = x;
+                }
+                x *= sc;
+                s += x;
+                sw = fma(abft_weight_at(g + jj - j0, W, inv2w), x, sw);
+                sa += fabs(x);
+                tl[lane][jj] = x;
+            }
+            __syncwarp();
+            if (cs && lane < ng) {
+                double cs0 = 0.0, csw = 0.0, csa = 0.0;
+#pragma unroll 8
+                for (int i = 0; i < 32; i++) {
+                    const double v = tl[i][lane];
+                    cs0 += v;
+                    csw = fma(abft_weight_at(rw + i - I * T, W, inv2w), v, csw);
+                    csa += fabs(v);
+                }
+                const int64_t c = g + lane;
+                atomicAdd(cs + c + 2 * I * n, cs0);
+                atomicAdd(cs + c + (2 * I + 1) * n, csw);
+                atomicAdd(ca + c + I * n, csa);
+            }
+            __syncwarp();
+        }
+        if (rok) {
+            atomicAdd(rs + r + 2 * J * m, s);
+            atomicAdd(rs + r + (2 * J + 1) * m, sw);
+            atomicAdd(ra + r + J * m, sa);
+        }
+    }
+}
 
 /*
  * verify_rows: one thread per check (i, J), t = i + J*m so that a warp reads 32 consecutive rows
@@ -252,7 +326,35 @@ static int c_encode_at(ft_queue_t *q, int64_t k, int64_t m, const double *A, int
     return FT_SUCCESS;
 }
 
-static const dgemm_kernels_t g_cuda = {c_verify_rows, NULL, c_tmr_vote, c_encode_at};
+static int c_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
+                     double scale, double *rs, double *ra, double *cs, double *ca, double *backup)
+{
+    /* a warp's 32 rows must lie in one row block: else the driver's separate passes (also
+     * with FTLA_DGEMM_C0_SEPARATE=1, for same-run measurements) */
+    static int separate = -1;
+    if (separate < 0) {
+        const char *e = getenv("FTLA_DGEMM_C0_SEPARATE");
+        separate = e && e[0] == '1';
+    }
+    if (separate || T < 32 || T % 32 != 0 || m < 1 || n < 1) return 1;
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const int64_t nb = ceil_div(n, T), mb = ceil_div(m, T);
+    FTLA_CUDA_TRY(cudaMemsetAsync(rs, 0, (size_t)(2 * m * nb) * sizeof(double), s));
+    FTLA_CUDA_TRY(cudaMemsetAsync(ra, 0, (size_t)(m * nb) * sizeof(double), s));
+    if (cs) {
+        FTLA_CUDA_TRY(cudaMemsetAsync(cs, 0, (size_t)(2 * n * mb) * sizeof(double), s));
+        FTLA_CUDA_TRY(cudaMemsetAsync(ca, 0, (size_t)(n * mb) * sizeof(double), s));
+    }
+    const int64_t chunk = T < kC0Chunk ? T : kC0Chunk, nz = ceil_div(T, chunk);
+    const int64_t items = nb * nz;
+    const dim3 grid((unsigned)ceil_div(m, kC0Rows), (unsigned)imin(items, 65535));
+    c0_pass_kernel<<<grid, kC0Rows, 0, s>>>(m, n, C0, ldc, T, abft_wden(T), scale, chunk, nz, rs,
+                                            ra, cs, ca, backup);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+static const dgemm_kernels_t g_cuda = {c_verify_rows, c_c0_pass, c_tmr_vote, c_encode_at};
 
 const dgemm_kernels_t *dgemm_kernels_cuda(void) { return &g_cuda; }
 

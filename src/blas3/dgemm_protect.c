@@ -209,10 +209,14 @@ int dgemm_protected(gemm_t *g)
     if (!g->qs) FT_CHECK(ft_call_queue(g->call, &g->qs));
 
     /* input C: its block sums (rows and columns), and a backup when asked */
+    int c0_done = 0;
     if (g->have_c0 && g->kern->c0_pass) {
-        FT_CHECK(g->kern->c0_pass(g->qm, m, n, g->C, g->ldc, T, sig, g->C0S, g->C0A, g->C0col,
-                                  g->C0colA, g->Cb));
-    } else if (g->have_c0) {
+        const int st = g->kern->c0_pass(g->qm, m, n, g->C, g->ldc, T, sig, g->C0S, g->C0A,
+                                        g->C0col, g->C0colA, g->Cb);
+        if (st < 0) return st;
+        c0_done = st == 0; /* 1: a tile the kernel does not handle, the separate passes */
+    }
+    if (g->have_c0 && !c0_done) {
         FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, sig, g->C0S, m, g->C0A, m));
         if (g->C0col)
             FT_CHECK(be->block_sums(g->qm, 'T', n, m, g->C, g->ldc, T, sig, g->C0col, n,
