@@ -22,103 +22,74 @@ __host__ __device__ int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b 
 /*
  * c0_pass: the input C's block row sums, block column sums and backup in one read (issue 12:
  * as block_sums 'N' and 'T' they were two reads of C, 2 GB each at 16384^2). A block of 4 warps
- * covers kC0Rows rows in bands of 32 (warp w takes bands w, w + 4, ...); grid.y runs over
- * (column block J, chunk z) items of at most kC0Chunk = 8 x 32 columns. In a band, lane = row:
- * it reads its row across 32 columns at a time (each column a coalesced 256-byte read),
- * accumulates the row sums in registers and puts the 32 x 32 scaled values in shared memory;
- * then lane = column: it adds its column's sum over the 32 rows (the row weights of the band's
- * row block I, one block per band as T is a multiple of 32) to accumulators that stay in
- * registers over the warp's bands, added atomically to the output once per row block (the first
- * version added them per band: 64 warps on one address at T = 2048, no faster than two passes).
+ * covers 128 rows; grid.y runs over (column block J, chunk z) items of at most kC0Chunk columns.
+ * Each warp owns 32 rows (one row block I, as T is a multiple of 32): lane = row, it reads its
+ * row across 32 columns at a time (each column a coalesced 256-byte read), accumulates the row
+ * sums in registers and puts the 32 x 32 scaled values in shared memory; then lane = column, it
+ * sums its column over the warp's 32 rows (the row weights of block I) and adds the three
+ * partial column sums atomically. The row sums of a chunk are added atomically at the end.
  * Outputs are zeroed first; the weights are abft_weight_at (bit for bit abft_weight).
  */
-constexpr int kC0Threads = 128;
-constexpr int64_t kC0Rows = 512, kC0Groups = 8, kC0Chunk = 32 * kC0Groups;
+constexpr int kC0Rows = 128;
+constexpr int64_t kC0Chunk = 256;
 
-__global__ void __launch_bounds__(kC0Threads)
+__global__ void __launch_bounds__(kC0Rows)
     c0_pass_kernel(int64_t m, int64_t n, const double *__restrict__ C0, int64_t ldc, int64_t T,
                    int64_t W, double sc, int64_t chunk, int64_t nz, double *rs, double *ra,
                    double *cs, double *ca, double *backup)
 {
-    __shared__ double tile[kC0Threads / 32][32][33];
+    __shared__ double tile[kC0Rows / 32][32][33];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t rw = (int64_t)blockIdx.x * kC0Rows + warp * 32; /* the warp's first row */
+    const int64_t r = rw + lane;
+    const bool rok = r < m;
     const double inv2w = abft_weight_scale(W);
-    const int64_t nb = ceil_div(n, T), rb0 = (int64_t)blockIdx.x * kC0Rows;
-    double(*tl)[33] = tile[warp];
+    const int64_t nb = ceil_div(n, T);
+    const int64_t I = rw / T;
+    double (*tl)[33] = tile[warp];
     for (int64_t t = blockIdx.y; t < nb * nz; t += gridDim.y) {
         const int64_t J = t / nz, z = t - J * nz, j0 = J * T;
         const int64_t c0 = j0 + z * chunk, c1 = imin(imin(n, j0 + T), c0 + chunk);
-        if (c0 >= c1) continue; /* uniform over the block */
-        double k0[kC0Groups], k1[kC0Groups], k2[kC0Groups];
-#pragma unroll
-        for (int gi = 0; gi < kC0Groups; gi++) k0[gi] = k1[gi] = k2[gi] = 0.0;
-        int64_t Icur = -1;
-        auto flush = [&]() {
-            if (!cs || Icur < 0) return;
-#pragma unroll
-            for (int gi = 0; gi < kC0Groups; gi++) {
-                const int64_t c = c0 + gi * 32 + lane;
-                if (c < c1) {
-                    atomicAdd(cs + c + 2 * Icur * n, k0[gi]);
-                    atomicAdd(cs + c + (2 * Icur + 1) * n, k1[gi]);
-                    atomicAdd(ca + c + Icur * n, k2[gi]);
-                }
-                k0[gi] = k1[gi] = k2[gi] = 0.0;
-            }
-        };
-        for (int64_t band = warp; band < kC0Rows / 32; band += kC0Threads / 32) {
-            const int64_t rw = rb0 + band * 32; /* uniform over the warp */
-            if (rw >= m) break;
-            const int64_t I = rw / T;
-            if (I != Icur) {
-                flush();
-                Icur = I;
-            }
-            const int64_t r = rw + lane;
-            const bool rok = r < m;
-            double s = 0.0, sw = 0.0, sa = 0.0;
-#pragma unroll
-            for (int gi = 0; gi < kC0Groups; gi++) {
-                const int64_t g = c0 + gi * 32;
-                if (g >= c1) break; /* uniform */
-                const int ng = (int)imin(32, c1 - g);
-                const double *p = C0 + r + g * ldc;
+        if (c0 >= c1 || rw >= m) continue; /* uniform over the warp */
+        double s = 0.0, sw = 0.0, sa = 0.0;
+        for (int64_t g = c0; g < c1; g += 32) {
+            const int ng = (int)imin(32, c1 - g);
+            const double *p = C0 + r + g * ldc;
 #pragma unroll 8
-                for (int jj = 0; jj < 32; jj++) {
-                    double x = 0.0;
-                    if (jj < ng && rok) {
-                        x = __ldg(p + jj * ldc);
-                        if (backup) backup[r + (g + jj) * m] = x;
-                    }
-                    x *= sc;
-                    s += x;
-                    sw = fma(abft_weight_at(g + jj - j0, W, inv2w), x, sw);
-                    sa += fabs(x);
-                    tl[lane][jj] = x;
+            for (int jj = 0; jj < 32; jj++) {
+                double x = 0.0;
+                if (jj < ng && rok) {
+                    x = __ldg(p + jj * ldc);
+                    if (backup) backup[r + (g + jj) * m] = x;
                 }
-                __syncwarp();
-                if (cs) {
-                    double a0 = 0.0, a1 = 0.0, a2 = 0.0;
+                x *= sc;
+                s += x;
+                sw = fma(abft_weight_at(g + jj - j0, W, inv2w), x, sw);
+                sa += fabs(x);
+                tl[lane][jj] = x;
+            }
+            __syncwarp();
+            if (cs && lane < ng) {
+                double cs0 = 0.0, csw = 0.0, csa = 0.0;
 #pragma unroll 8
-                    for (int i = 0; i < 32; i++) {
-                        const double v = tl[i][lane];
-                        a0 += v;
-                        a1 = fma(abft_weight_at(rw + i - I * T, W, inv2w), v, a1);
-                        a2 += fabs(v);
-                    }
-                    k0[gi] += a0;
-                    k1[gi] += a1;
-                    k2[gi] += a2;
+                for (int i = 0; i < 32; i++) {
+                    const double v = tl[i][lane];
+                    cs0 += v;
+                    csw = fma(abft_weight_at(rw + i - I * T, W, inv2w), v, csw);
+                    csa += fabs(v);
                 }
-                __syncwarp();
+                const int64_t c = g + lane;
+                atomicAdd(cs + c + 2 * I * n, cs0);
+                atomicAdd(cs + c + (2 * I + 1) * n, csw);
+                atomicAdd(ca + c + I * n, csa);
             }
-            if (rok) {
-                atomicAdd(rs + r + 2 * J * m, s);
-                atomicAdd(rs + r + (2 * J + 1) * m, sw);
-                atomicAdd(ra + r + J * m, sa);
-            }
+            __syncwarp();
         }
-        flush();
+        if (rok) {
+            atomicAdd(rs + r + 2 * J * m, s);
+            atomicAdd(rs + r + (2 * J + 1) * m, sw);
+            atomicAdd(ra + r + J * m, sa);
+        }
     }
 }
 
@@ -377,7 +348,7 @@ static int c_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int6
     const int64_t chunk = T < kC0Chunk ? T : kC0Chunk, nz = ceil_div(T, chunk);
     const int64_t items = nb * nz;
     const dim3 grid((unsigned)ceil_div(m, kC0Rows), (unsigned)imin(items, 65535));
-    c0_pass_kernel<<<grid, kC0Threads, 0, s>>>(m, n, C0, ldc, T, abft_wden(T), scale, chunk, nz, rs,
+    c0_pass_kernel<<<grid, kC0Rows, 0, s>>>(m, n, C0, ldc, T, abft_wden(T), scale, chunk, nz, rs,
                                             ra, cs, ca, backup);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
