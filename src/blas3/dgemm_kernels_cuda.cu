@@ -39,49 +39,78 @@ __global__ void __launch_bounds__(kC0Rows)
                    double *cs, double *ca, double *backup)
 {
     __shared__ double tile[kC0Rows / 32][32][33];
+    __shared__ double part[kC0Rows / 32][3][32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    const int64_t rw = (int64_t)blockIdx.x * kC0Rows + warp * 32; /* the warp's first row */
+    const int64_t rb0 = (int64_t)blockIdx.x * kC0Rows;
+    const int64_t rw = rb0 + warp * 32; /* the warp's first row */
     const int64_t r = rw + lane;
     const bool rok = r < m;
     const double inv2w = abft_weight_scale(W);
     const int64_t nb = ceil_div(n, T);
     const int64_t I = rw / T;
+    /* the block's rows in one row block: its warps' column sums are combined in shared memory
+     * and added once (16x fewer atomics on one address at T = 2048 than one add per warp) */
+    const bool one = rb0 / T == (imin(rb0 + kC0Rows, m) - 1) / T;
     double (*tl)[33] = tile[warp];
     for (int64_t t = blockIdx.y; t < nb * nz; t += gridDim.y) {
         const int64_t J = t / nz, z = t - J * nz, j0 = J * T;
         const int64_t c0 = j0 + z * chunk, c1 = imin(imin(n, j0 + T), c0 + chunk);
-        if (c0 >= c1 || rw >= m) continue; /* uniform over the warp */
+        if (c0 >= c1 || rb0 >= m) continue; /* uniform over the block */
         double s = 0.0, sw = 0.0, sa = 0.0;
         for (int64_t g = c0; g < c1; g += 32) {
             const int ng = (int)imin(32, c1 - g);
             const double *p = C0 + r + g * ldc;
-#pragma unroll 8
-            for (int jj = 0; jj < 32; jj++) {
-                double x = 0.0;
-                if (jj < ng && rok) {
-                    x = __ldg(p + jj * ldc);
-                    if (backup) backup[r + (g + jj) * m] = x;
+#pragma unroll
+            for (int q = 0; q < 32; q += 8) {
+                double xv[8]; /* eight loads in flight before they are used */
+#pragma unroll
+                for (int u = 0; u < 8; u++)
+                    xv[u] = (q + u < ng && rok) ? __ldg(p + (q + u) * ldc) : 0.0;
+#pragma unroll
+                for (int u = 0; u < 8; u++) {
+                    const int jj = q + u;
+                    if (backup && jj < ng && rok) backup[r + (g + jj) * m] = xv[u];
+                    const double x = xv[u] * sc;
+                    s += x;
+                    sw = fma(abft_weight_at(g + jj - j0, W, inv2w), x, sw);
+                    sa += fabs(x);
+                    tl[lane][jj] = x;
                 }
-                x *= sc;
-                s += x;
-                sw = fma(abft_weight_at(g + jj - j0, W, inv2w), x, sw);
-                sa += fabs(x);
-                tl[lane][jj] = x;
             }
             __syncwarp();
-            if (cs && lane < ng) {
-                double cs0 = 0.0, csw = 0.0, csa = 0.0;
+            if (cs) { /* uniform */
+                double a0 = 0.0, a1 = 0.0, a2 = 0.0;
 #pragma unroll 8
                 for (int i = 0; i < 32; i++) {
                     const double v = tl[i][lane];
-                    cs0 += v;
-                    csw = fma(abft_weight_at(rw + i - I * T, W, inv2w), v, csw);
-                    csa += fabs(v);
+                    a0 += v;
+                    a1 = fma(abft_weight_at(rw + i - I * T, W, inv2w), v, a1);
+                    a2 += fabs(v);
                 }
                 const int64_t c = g + lane;
-                atomicAdd(cs + c + 2 * I * n, cs0);
-                atomicAdd(cs + c + (2 * I + 1) * n, csw);
-                atomicAdd(ca + c + I * n, csa);
+                if (one) {
+                    part[warp][0][lane] = a0;
+                    part[warp][1][lane] = a1;
+                    part[warp][2][lane] = a2;
+                    __syncthreads();
+                    if (warp == 0 && lane < ng) {
+                        double b0 = 0.0, b1 = 0.0, b2 = 0.0;
+#pragma unroll
+                        for (int w = 0; w < kC0Rows / 32; w++) {
+                            b0 += part[w][0][lane];
+                            b1 += part[w][1][lane];
+                            b2 += part[w][2][lane];
+                        }
+                        atomicAdd(cs + c + 2 * I * n, b0);
+                        atomicAdd(cs + c + (2 * I + 1) * n, b1);
+                        atomicAdd(ca + c + I * n, b2);
+                    }
+                    __syncthreads();
+                } else if (lane < ng && rw < m) {
+                    atomicAdd(cs + c + 2 * I * n, a0);
+                    atomicAdd(cs + c + (2 * I + 1) * n, a1);
+                    atomicAdd(ca + c + I * n, a2);
+                }
             }
             __syncwarp();
         }
