@@ -171,12 +171,10 @@ int qr_cs_catch_up(qr_t *g, int64_t i)
     FT_CHECK(be->sync(g->qm));
     /* the reflectors about to be applied, against their checkpoint */
     FT_CHECK(qr_q_verify(g, pd * nb, i / nb, 1));
-    for (int64_t p = g->cs_upto; p < pd; p++) {
-        const int64_t b0 = p * nb / g->nbc, ip = p * nb, ib = qr_imin(nb, g->k - ip);
-        if (b0 > 0)
-            FT_CHECK(qr_larfb(be, g->qm, 1, 1, g->m, QR_NCS * b0, g->m, ip, ib, g->dA, g->ldda,
-                              g->dT + p * nb * nb, nb, g->dI, g->dCS, g->m, g->dWc));
-    }
+    /* panel p skipped the blocks left of it: the first p nb / nbc */
+    for (int64_t p = g->cs_upto; p < pd; p++)
+        FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p, p + 1, QR_NCS * (p * nb / g->nbc),
+                                     g->dCS, g->m, g->dWc));
     g->cs_upto = pd;
     return be->sync(g->qm);
 }
