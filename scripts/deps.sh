@@ -21,7 +21,7 @@ optional=(libblas-test liblapack-test openmpi-bin libopenmpi-dev libscalapack-op
 # A package counts as present when dpkg says so, or (without dpkg) when its tool / header exists.
 have_pkg() {
     if command -v dpkg-query >/dev/null 2>&1; then
-        dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed" && return 0
+        [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == *"install ok installed"* ]] && return 0
         # for a library dpkg's answer is final: a header another package left (libblas-dev's
         # cblas.h) must not stand in for libopenblas-dev; a tool may come from elsewhere
         case "$1" in lib*) return 1 ;; esac

@@ -98,8 +98,11 @@ if [ -e "$prefix/$libdir/libftla_dist.so" ]; then
         cmake -S "$src/examples/consumer" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCONSUMER_DIST=ON \
               >"$b.log" 2>&1 || { cat "$b.log"; fail "dist consumer configure"; }
         cmake --build "$b" >"$b.build.log" 2>&1 || { cat "$b.build.log"; fail "dist consumer build"; }
-        ldd "$b/consumer_dist" | grep -q "libftla_dist.so.* => $prefix/" ||
-            { ldd "$b/consumer_dist"; fail "consumer_dist does not use $prefix's libftla_dist.so"; }
+        # capture first: under pipefail, "ldd | grep -q" fails whenever grep exits at its match
+        # before ldd has written everything (ldd then dies of SIGPIPE)
+        out=$(ldd "$b/consumer_dist")
+        grep -q "libftla_dist.so.* => $prefix/" <<<"$out" ||
+            { echo "$out"; fail "consumer_dist does not use $prefix's libftla_dist.so"; }
         # Open MPI refuses root without these (CI runs as root); no effect otherwise
         OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 \
             mpirun -np 2 --oversubscribe "$b/consumer_dist" | tee "$b.run.log"
