@@ -8,6 +8,7 @@
  * the caller's A; in deferred host mode the queues run out of order as ordering allows.
  */
 #include "core/inject.h"
+#include "core/simd.h"
 #include "core/size.h"
 #include "checkpoint/checkpoint.h"
 #include "qr/qr_internal.h"
@@ -44,7 +45,7 @@ static double hp_add(qr_t *g, int ph, double t0)
 /* The seal of the factored panel P's vectors (mi rows, ld ldp), columns [c0, c1): dig[c] =
  * digest() of column c of V as the updates apply it (zeros above the diagonal, the unit
  * diagonal, the vector below it), the bits of its elements summed (four sums, for speed). */
-static void seal_vectors(int64_t mi, int64_t c0, int64_t c1, const double *P, int64_t ldp,
+FT_SIMD_CLONES static void seal_vectors(int64_t mi, int64_t c0, int64_t c1, const double *P, int64_t ldp,
                          uint64_t *dig)
 {
     for (int64_t c = c0; c < c1; c++) {

@@ -27,6 +27,7 @@
  * column maxima of sigma Q_p^T A_p below row ib, then its top ib x ib block (ld nb).
  */
 #include "backend/host/host_queue.h"
+#include "core/simd.h"
 #include "core/team.h"
 #include "qr/qr_internal.h"
 #include "qr/qr_pcheck.h"
@@ -84,7 +85,7 @@ typedef struct {
  * order) in two passes over V on the shared team: per column its digest, ||v_c||^2 and
  * w_c = v_c^T x in one read; then d = x - V z over parts of the rows (the axpys contiguous),
  * each part's max |d| in its own mx slot. */
-static void arrive_cols(void *p, int t, int nt)
+FT_SIMD_CLONES static void arrive_cols(void *p, int t, int nt)
 {
     const arrive_args *a = p;
     const int64_t mi = a->mi, ib = a->ib;
@@ -112,7 +113,7 @@ static void arrive_cols(void *p, int t, int nt)
     }
 }
 
-static void arrive_rows(void *p, int t, int nt)
+FT_SIMD_CLONES static void arrive_rows(void *p, int t, int nt)
 {
     enum { RB = 512 };
     const arrive_args *a = p;

@@ -285,7 +285,7 @@ typedef struct {
 
 /* max |x_r| (NaN if any is NaN) over n contiguous elements, with eight independent chains
  * (one chain is bound by the latency of its compare and select) */
-static double absmax_run(int64_t n, const double *x)
+FT_SIMD_CLONES static double absmax_run(int64_t n, const double *x)
 {
     double m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int nan = 0;
@@ -305,7 +305,7 @@ static double absmax_run(int64_t n, const double *x)
     return nan ? NAN : m[0];
 }
 
-static void col_absmax_part(void *p, int t, int nt)
+FT_SIMD_CLONES static void col_absmax_part(void *p, int t, int nt)
 {
     const absmax_args *a = p;
     for (int64_t c = a->cols * t / nt; c < a->cols * (t + 1) / nt; c++)
@@ -332,7 +332,7 @@ typedef struct {
     double *asum, *amax;
 } asummax_args;
 
-static void col_asum_max_part(void *p, int t, int nt)
+FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
 {
     const asummax_args *a = p;
     for (int64_t c = a->cols * t / nt; c < a->cols * (t + 1) / nt; c++) {
