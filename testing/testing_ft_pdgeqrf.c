@@ -308,12 +308,13 @@ int main(int argc, char **argv)
     grid_t g;
     if (o.p) grid_init(&g, o.p, o.q);
     else squarest_grid(&g, g_np);
+    char vq[64] = "at the end only (the default)";
+    if (o.verify_every) snprintf(vq, sizeof vq, "every %d panel(s)", o.verify_every);
     if (g_me == 0) {
         printf(
             "%% testing_ft_pdgeqrf: %d process(es), grid %dx%d, nb %d, %d timed round(s) after a "
-            "warm-up, verify every %d panel(s)%s\n",
-            g_np, g.nprow, g.npcol, o.nb, o.niter, o.verify_every ? o.verify_every : 1,
-            o.verify_every ? "" : " (default)");
+            "warm-up, verification %s\n",
+            g_np, g.nprow, g.npcol, o.nb, o.niter, vq);
         printf("%% peer: ScaLAPACK PDGEQRF in the same rounds; GFLOP/s = LAPACK flop count / "
                "median; on/peer = ft_pdgeqrf median / PDGEQRF median\n");
         printf("%%     M      N  grid   nb  PDGEQRF    ft-on      ft-off    on/peer"

@@ -23,6 +23,9 @@
  * c = 0 .. nc-1 of the m-row A (column-major, ld lda): the strictly lower part of each column.
  */
 void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
+/* The sums of one run x[0 .. len) with the weights of t = len - r (the last element t = 1):
+ * ckp_sums_ref's column sums of a run alone, reduced (the distributed checkpoint's runs). */
+void ckp_run_sums(const double *x, int64_t len, uint64_t out[CKP_NS]);
 /* The same sums, deferred reductions, on the shared team (the host kernel). */
 void ckp_sums_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
 

@@ -84,38 +84,44 @@ FT_SIMD_CLONES static void run_dots(const double *a, uint64_t lo[CKP_NS], uint64
     hi[0] = h0, hi[1] = h1, hi[2] = h2, hi[3] = h3, hi[4] = h4;
 }
 
-static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
-                      uint64_t *out)
+/* The sums of rows [r0, m) of the column a (weights of t = m - r), by runs of VR rows. */
+static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
 {
     typedef unsigned __int128 u128;
     pthread_once(&g_vw_once, vw_init);
-    for (int64_t c = c0; c < c1; c++) {
-        const double *a = A + c * lda;
-        u128 S[CKP_NS] = {0};
-        int64_t r0 = c + 1;
-        for (; r0 + VR <= m; r0 += VR) {
-            uint64_t lo[CKP_NS], hi[CKP_NS];
-            run_dots(a + r0, lo, hi);
-            u128 n[CKP_NS];
-            for (int e = 0; e < CKP_NS; e++) {
-                u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
-                for (int d = 0; d <= e; d++) t += (u128)g_vc[d] * S[e - d];
-                n[e] = t;
-            }
-            for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
+    u128 S[CKP_NS] = {0};
+    for (; r0 + VR <= m; r0 += VR) {
+        uint64_t lo[CKP_NS], hi[CKP_NS];
+        run_dots(a + r0, lo, hi);
+        u128 n[CKP_NS];
+        for (int e = 0; e < CKP_NS; e++) {
+            u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
+            for (int d = 0; d <= e; d++) t += (u128)g_vc[d] * S[e - d];
+            n[e] = t;
         }
-        for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
-            uint64_t b;
-            memcpy(&b, a + r, sizeof b);
-            S[0] += b;
-            S[1] += S[0];
-            S[2] += S[1];
-            S[3] += S[2];
-            S[4] += S[3];
-        }
-        uint64_t *o = out + CKP_NS * c;
-        for (int e = 0; e < CKP_NS; e++) o[e] = ckp_red128(S[e]);
+        for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
     }
+    for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
+        uint64_t b;
+        memcpy(&b, a + r, sizeof b);
+        S[0] += b;
+        S[1] += S[0];
+        S[2] += S[1];
+        S[3] += S[2];
+        S[4] += S[3];
+    }
+    for (int e = 0; e < CKP_NS; e++) o[e] = ckp_red128(S[e]);
+}
+
+static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
+                      uint64_t *out)
+{
+    for (int64_t c = c0; c < c1; c++) sums_col(A + c * lda, c + 1, m, out + CKP_NS * c);
+}
+
+void ckp_run_sums(const double *x, int64_t len, uint64_t out[CKP_NS])
+{
+    sums_col(x, 0, len, out);
 }
 
 typedef struct {

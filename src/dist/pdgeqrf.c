@@ -33,6 +33,7 @@
  * applies it (docs/dist.md).
  */
 #include "abft/abft.h"
+#include "backend/backend.h"
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/ckp_field.h"
 #include "core/context.h"
@@ -41,6 +42,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,7 +73,15 @@ typedef struct {
     uint64_t *ck, *cknow;
     double *tau1, *tau2;
     int64_t ckdone;
+    int64_t r0;  /* rows of sub(A) from r0 on changed since the last verification (trap_sums) */
+    double *hB;  /* 2 m x 2B: the packed rows of one verification's all-reduce */
+    /* FTLA_DIST_PROFILE: seconds of each phase on this process (printed by the root) */
+    double pf[8];
 } pq_t;
+
+enum { PF_SETUP, PF_WEIGHTS, PF_PANEL, PF_UPDATE, PF_CKP, PF_VERIFY, PF_COPYOUT, PF_N };
+static const char *const pf_name[PF_N] = {"setup", "weights", "panel",   "update",
+                                          "ckp",   "verify",  "copy_out"};
 
 /* ---- the checkpoint of Q ----------------------------------------------------------------- */
 
@@ -116,31 +126,7 @@ static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out)
             int64_t b = li + 1;
             while (b < lr && p->rowg[b] == p->rowg[b - 1] + 1) b++;
             uint64_t s[CKP_NS];
-            for (int64_t x0 = li; x0 < b; x0 += 4096) {
-                /* 128-bit running sums, reduced once every 4096 rows: after L rows the fifth
-                 * is below 2^64 C(L + 4, 5) < 2^120 */
-                const int64_t x1 = x0 + 4096 < b ? x0 + 4096 : b;
-                unsigned __int128 u0 = 0, u1 = 0, u2 = 0, u3 = 0, u4 = 0;
-                for (int64_t x = x0; x < x1; x++) {
-                    uint64_t bits;
-                    memcpy(&bits, a + x, sizeof bits);
-                    u0 += ckp_elem(bits), u1 += u0, u2 += u1, u3 += u2, u4 += u3;
-                }
-                const uint64_t v[CKP_NS] = {ckp_red128(u0), ckp_red128(u1), ckp_red128(u2),
-                                            ckp_red128(u3), ckp_red128(u4)};
-                if (x0 == li) {
-                    for (int e = 0; e < CKP_NS; e++) s[e] = v[e];
-                } else { /* the rows above continue the sums: shift them by this piece's
-                            length (C(t + L + e - 1, e) from the same identity) */
-                    uint64_t wl[CKP_NS], t[CKP_NS];
-                    ckp_weights((uint64_t)(x1 - x0), wl);
-                    for (int e = 0; e < CKP_NS; e++) {
-                        t[e] = v[e];
-                        for (int j = 0; j <= e; j++) t[e] = ckp_add(t[e], ckp_mul(wl[e - j], s[j]));
-                    }
-                    for (int e = 0; e < CKP_NS; e++) s[e] = t[e];
-                }
-            }
+            ckp_run_sums(a + li, b - li, s); /* by runs of 128 rows, vectorized */
             ckp_weights((uint64_t)(m - p->rowg[b - 1] - 1), w); /* C(D + i - 1, i) */
             for (int e = 0; e < CKP_NS; e++)
                 for (int j = 0; j <= e; j++) o[e] = ckp_add(o[e], ckp_mul(w[e - j], s[j]));
@@ -231,31 +217,51 @@ static int ckp_verify(pq_t *p, int64_t step)
     return v > 0 ? FT_ERR_UNCORRECTABLE : FT_SUCCESS;
 }
 
-/* X := [R11 R12; 0 A22] E at boundary i (local part, then the sum over the grid) */
-static void trap_sums(pq_t *p, int64_t i)
+/* The local rows of sub(A) whose row in sub(A) is >= r0: [*lo, *hi) of the local array (the
+ * local order is the global order). */
+static void local_rows(const pq_t *p, int64_t r0, int64_t *lo, int64_t *hi)
+{
+    const int lr = p->W.lr;
+    int64_t a = lr, b = 0;
+    for (int64_t li = 0; li < lr; li++) {
+        const int64_t l = p->rowg[li];
+        if (l >= r0 && l < p->m) {
+            if (li < a) a = li;
+            b = li + 1;
+        }
+    }
+    *lo = a, *hi = a < b ? b : a;
+}
+
+/* Rows [r0, m) of X := [R11 R12; 0 A22] E at boundary i and of the checksum blocks CK, into hX
+ * and hC (ld m), with one all-reduce over the grid. Rows above r0 are left as they are: the
+ * last verification (boundary r0) saw them, and no step since has changed them (the reflectors
+ * of panels at or after r0 act on rows >= r0), so only what changed is read — the final
+ * verification (r0 = 0) reads everything again. For a row l >= r0, a column c < r0 holds V
+ * there (l > c): it is left out with its column. */
+static void trap_sums(pq_t *p, int64_t i, int64_t r0)
 {
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
-    const int64_t m = p->m, n = p->n, c2 = 2 * p->ncb;
-    memset(p->hX, 0, sizeof(double) * (size_t)(m * c2));
-    const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
-    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    /* the local rows of sub(A): [lo, hi) of the local array, and their global indices (rising) */
-    int64_t lo = lr, hi = 0;
-    for (int64_t li = 0; li < lr; li++) {
-        const int64_t l = p->rowg[li];
-        if (l >= 0 && l < m) {
-            if (li < lo) lo = li;
-            hi = li + 1;
-        }
-    }
-    for (int64_t lj = 0; lj < lc; lj++) {
+    const int64_t m = p->m, n = p->n, c2 = 2 * p->ncb, nr = m - r0;
+    if (nr <= 0) return;
+    double *bx = p->hB, *bc = p->hB + nr * c2; /* packed rows [r0, m): X, then CK */
+    memset(bx, 0, sizeof(double) * (size_t)(2 * nr * c2));
+    int64_t lo, hi;
+    local_rows(p, r0, &lo, &hi);
+    const int64_t lld = d[LLD_];
+    for (int64_t lj = 0; lj < p->W.lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
-        if (c < 0 || c >= n) continue;
+        const double *a = p->A + lj * lld;
+        if (c >= n && c < n + c2) { /* a checksum column */
+            double *o = bc + (c - n) * nr - r0;
+            for (int64_t li = lo; li < hi; li++) o[p->rowg[li]] = a[li];
+            continue;
+        }
+        if (c < r0 || c >= n) continue;
         const int64_t b = c / p->nbc;
         const double we = p->sig, ww = p->sig * abft_weight(c - b * p->nbc, p->Wb);
-        double *xe = p->hX + 2 * b * m, *xw = xe + m;
-        const double *a = p->A + lj * d[LLD_];
+        double *xe = bx + 2 * b * nr - r0, *xw = xe + nr;
         int64_t e = hi;
         if (c < i) /* a finished column: R only (rows <= c), not V */
             while (e > lo && p->rowg[e - 1] > c) e--;
@@ -264,7 +270,11 @@ static void trap_sums(pq_t *p, int64_t i)
             xe[l] += we * a[li], xw[l] += ww * a[li];
         }
     }
-    dist_allsum(g, p->hX, m, c2);
+    dist_allsum(g, bx, nr, 2 * c2);
+    for (int64_t x = 0; x < c2; x++) {
+        memcpy(p->hX + x * m + r0, bx + x * nr, sizeof(double) * (size_t)nr);
+        memcpy(p->hC + x * m + r0, bc + x * nr, sizeof(double) * (size_t)nr);
+    }
 }
 
 /* CK := sub(A) E, from the current sub(A) (the original, before the first panel) */
@@ -344,34 +354,54 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
     return FT_SUCCESS;
 }
 
-/* the thresholds from the original sub(A): per block, sum of the column norms (Hoelder bound
- * sqrt(||a||_1 max|a|), as ft_dgeqrf) and ||A_b e|| */
-static int thresholds(pq_t *p)
+/* The setup, in one pass over the caller's local array: W := A (the columns W shares with A,
+ * all local rows; W's checksum columns zeroed), and from sub(A) the per-column 1-norms and
+ * maxima (the thresholds) and the unscaled sums X = sub(A) [e, w] per block (the checksum
+ * blocks, with sigma = 1). Then the norms and maxima over the grid give sigma (scaled checksums
+ * when n max|a| is near the overflow threshold, as ft_dgeqrf) and the thresholds; X over the
+ * grid (or, when sigma != 1, formed again from W by trap_sums) is CK: written into W's checksum
+ * columns and kept as the first hC. This replaces a PDLACPY, a pass for the norms, a PDGEMM for
+ * CK and a gather of it (0.07 s of 1.3 at 4096 on 2 x 2: bench/NOTES.md). Returns FT_SUCCESS,
+ * or FT_ERR_UNCHECKED when the thresholds are not finite (W and CK are set up either way). */
+static int setup_pass(pq_t *p, const double *A, int64_t lda)
 {
     const dist_grid_t *g = &p->g;
-    const int *d = p->dA;
-    const int64_t m = p->m, n = p->n;
+    const int *d = p->dA; /* W's descriptor */
+    const int64_t m = p->m, n = p->n, c2 = 2 * p->ncb, lr = p->W.lr, lld = d[LLD_];
     double *nr = calloc((size_t)(2 * n + 1), sizeof(double)); /* 1-norms, maxima */
     if (!nr) return FT_ERR_ALLOC;
-    const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
-    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    for (int64_t lj = 0; lj < lc; lj++) {
+    double *X = p->hX;
+    memset(X, 0, sizeof(double) * (size_t)(m * c2));
+    int64_t lo, hi;
+    local_rows(p, 0, &lo, &hi);
+    for (int64_t lj = 0; lj < p->W.lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
-        if (c < 0 || c >= n) continue;
-        for (int64_t li = 0; li < lr; li++) {
-            const int64_t l = dist_global(li, d[MB_], g->myrow, d[RSRC_], g->nprow) - (p->ia - 1);
-            if (l < 0 || l >= m) continue;
-            const double v = fabs(p->A[li + lj * d[LLD_]]);
-            nr[c] += v;
-            if (v > nr[n + c] || v != v) nr[n + c] = v;
+        double *w = p->W.a + lj * lld;
+        if (c >= n) { /* a checksum column */
+            memset(w, 0, sizeof(double) * (size_t)lr);
+            continue;
         }
+        const double *a = A + lj * lda;
+        memcpy(w, a, sizeof(double) * (size_t)lr);
+        if (c < 0) continue;
+        const int64_t b = c / p->nbc;
+        const double ww = abft_weight(c - b * p->nbc, p->Wb);
+        double *xe = X + 2 * b * m, *xw = xe + m, s1 = 0.0, mx = 0.0;
+        for (int64_t li = lo; li < hi; li++) {
+            const int64_t l = p->rowg[li];
+            const double v = a[li], av = fabs(v);
+            if (l < 0) continue;
+            s1 += av;
+            if (av > mx || av != av) mx = av;
+            xe[l] += v, xw[l] += ww * v;
+        }
+        nr[c] = s1, nr[n + c] = mx;
     }
     dist_allsum(g, nr, n, 1);
     Cdgamx2d(g->ctxt, "All", " ", (int)n, 1, nr + n, (int)n, NULL, NULL, -1, -1, -1);
     double amax = 0.0;
     for (int64_t c = 0; c < n; c++)
         if (nr[n + c] > amax || nr[n + c] != nr[n + c]) amax = nr[n + c];
-    /* scaled checksums when n max|a| is near the overflow threshold (as ft_dgeqrf) */
     p->sig = 1.0;
     if (isfinite(amax) && amax * (double)n > 0x1p1000)
         p->sig = ldexp(1.0, 1000 - (int)ceil(log2(amax * (double)n)));
@@ -385,10 +415,29 @@ static int thresholds(pq_t *p)
                 isfinite(n1) || !isfinite(mx) ? sqrt(n1) * sqrt(mx) : sqrt((double)m) * mx;
             sa += (p->sig * ABFT_U) * cn;
         }
-        p->thr[b] = sa; /* completed with ||A_b e|| once CK exists */
+        p->thr[b] = sa; /* completed with ||A_b e|| below */
         if (!isfinite(sa)) ok = 0;
     }
     free(nr);
+    if (p->sig == 1.0) { /* the sums taken above are CK's (we = sigma = 1) */
+        dist_allsum(g, X, m, c2);
+    } else {
+        trap_sums(p, 0, 0); /* X with the scaled weights, from W */
+    }
+    /* CK := X: this process's elements of W's checksum columns, and the first hC */
+    for (int64_t lj = 0; lj < p->W.lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
+        if (c < n || c >= n + c2) continue;
+        double *w = p->W.a + lj * lld;
+        const double *x = X + (c - n) * m;
+        for (int64_t li = lo; li < hi; li++)
+            if (p->rowg[li] >= 0) w[li] = x[p->rowg[li]];
+    }
+    memcpy(p->hC, X, sizeof(double) * (size_t)(m * c2));
+    if (ok)
+        for (int64_t b = 0; b < p->ncb; b++)
+            p->thr[b] =
+                abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + 2 * b * m));
     return ok ? FT_SUCCESS : FT_ERR_UNCHECKED;
 }
 
@@ -402,9 +451,8 @@ static int thresholds(pq_t *p)
  * none fits but located failing rows may explain it (their correction is re-checked). */
 static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
 {
-    const int64_t m = p->m, c2 = 2 * p->ncb;
-    trap_sums(p, i);
-    dist_gather_all(&p->g, p->CK.a, p->CK.desc, p->ia - 1, p->ckc, m, c2, p->hC);
+    const int64_t m = p->m;
+    trap_sums(p, i, p->r0);
     int64_t nf = 0;
     for (int64_t b = 0; b < p->ncb; b++) {
         const int64_t w = p->nbc < p->n - b * p->nbc ? p->nbc : p->n - b * p->nbc;
@@ -469,6 +517,7 @@ static int refactor_from(pq_t *p, int64_t ps, int64_t step)
     /* the reflectors of [0, ps) are applied again: against their checkpoint first */
     FT_CHECK(ckp_verify(p, step));
     p->ckdone = ps < p->ckdone ? ps : p->ckdone; /* the panels from ps on are factored again */
+    p->r0 = 0; /* CK formed again: the next verification reads every row */
     const int nc = (int)(p->n - ps), jc = p->ja + (int)ps;
     pdlacpy_("A", &p->m, &nc, p->A0.a, &p->ia, &jc, p->A0.desc, p->A, &p->ia, &jc, p->dA, 1);
     encode(p, p->A0.a, p->A0.desc);
@@ -492,7 +541,7 @@ static int run(pq_t *p)
      * result is copied back (ft_pdgeqrf_ex): it is the pristine copy A0. */
     {
         const int *da = p->dA;
-        const int M = da[M_], NW = p->ja - 1 + (int)(n + c2), Mi = (int)m, Ni = (int)n;
+        const int M = da[M_], NW = p->ja - 1 + (int)(n + c2);
         const int lr = dist_numroc(M, da[MB_], g->myrow, da[RSRC_], g->nprow);
         const int lc = dist_numroc(NW, da[NB_], g->mycol, da[CSRC_], g->npcol);
         int lld = lr > 1 ? lr : 1, info = 0;
@@ -500,9 +549,15 @@ static int run(pq_t *p)
                   &info);
         if (info) return FT_ERR_INTERNAL;
         p->W.lr = lr, p->W.lc = lc;
-        p->W.a = calloc((size_t)lld * (size_t)(lc > 1 ? lc : 1), sizeof(double));
-        if (!p->W.a) return FT_ERR_ALLOC;
-        pdlacpy_("A", &Mi, &Ni, p->A, &p->ia, &p->ja, da, p->W.a, &p->ia, &p->ja, p->W.desc, 1);
+        /* from the context's host arena: cached between calls like the single-node routines'
+         * work memory (blocks up to FT_ARENA_KEEP), so that a call does not pay the page faults
+         * of a fresh local matrix (~0.02-0.05 s at 4096 on 2 x 2: bench/NOTES.md) */
+        void *w = NULL;
+        const ft_backend_t *hb = ft_backend_host();
+        if ((st = ft_arena_alloc(&p->ctx->work[ft_backend_index(hb)], hb, 0,
+                                 sizeof(double) * (size_t)lld * (size_t)(lc > 1 ? lc : 1), &w)))
+            return st;
+        p->W.a = w;
         p->A0.a = p->A;
         memcpy(p->A0.desc, da, sizeof p->A0.desc);
         p->A = p->W.a, p->dA = p->W.desc;
@@ -524,8 +579,9 @@ static int run(pq_t *p)
     }
     p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2 + 2 * m) +
                    sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb));
+    p->hB = malloc(sizeof(double) * (size_t)(2 * m * c2));
     p->thr = malloc(sizeof(double) * (size_t)p->ncb);
-    if (!p->hX || !p->thr) return FT_ERR_ALLOC;
+    if (!p->hX || !p->hB || !p->thr) return FT_ERR_ALLOC;
     {
         const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol),
                   l1 = lc > 1 ? lc : 1;
@@ -537,7 +593,10 @@ static int run(pq_t *p)
     }
     p->hC = p->hX + m * c2, p->hR = p->hC + m * c2;
     int64_t *loc = (int64_t *)(p->hR + 2 * m), *afit = loc + m * p->ncb;
-    const int checkable = thresholds(p) == FT_SUCCESS;
+    const int checkable = (st = setup_pass(p, p->A0.a, p->A0.desc[LLD_])) == FT_SUCCESS;
+    if (st && st != FT_ERR_UNCHECKED) return st;
+    p->pf[PF_SETUP] += ft_wtime() - t0;
+    p->r0 = 0;
     for (int64_t lj = 0; lj < p->E.lc; lj++) {
         const int64_t c = dist_global(lj, 2, g->mycol, 0, g->npcol), b = c / 2;
         for (int64_t li = 0; li < p->E.lr; li++) {
@@ -547,16 +606,9 @@ static int run(pq_t *p)
                 c % 2 ? p->sig * abft_weight(j - b * p->nbc, p->Wb) : p->sig;
         }
     }
-    encode(p, p->A, d);
-    if (checkable) {
-        dist_gather_all(g, p->CK.a, p->CK.desc, p->ia - 1, p->ckc, m, c2, p->hC);
-        for (int64_t b = 0; b < p->ncb; b++)
-            p->thr[b] =
-                abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + 2 * b * m));
-    } else if (p->root) {
-        p->rep->unchecked++;
-    }
+    if (!checkable && p->root) p->rep->unchecked++;
     tp += ft_wtime() - t0;
+    p->pf[PF_WEIGHTS] += ft_wtime() - t0 - p->pf[PF_SETUP];
 
     int refactors = 0, status = FT_SUCCESS;
     int64_t step = 0;
@@ -566,13 +618,17 @@ static int run(pq_t *p)
         if (p->ctx->nfaults) inject(p, call, step, j);
         int info = 0;
         const int mi = (int)(m - j), jbi = (int)jb, iaj = p->ia + (int)j, jaj = p->ja + (int)j;
+        const double tpn = ft_wtime();
         pdgeqrf_(&mi, &jbi, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
         if (info) return FT_ERR_INTERNAL;
         {
             const double tc = ft_wtime();
+            p->pf[PF_PANEL] += tc - tpn;
             ckp_take(p, j, j + jb);
             tp += ft_wtime() - tc;
+            p->pf[PF_CKP] += ft_wtime() - tc;
         }
+        const double tu = ft_wtime();
         /* the panel's block reflector (T once) on the trailing matrix and on the checksums, as
          * PDGEQRF does it (PDORMQR with k <= NB would apply the reflectors one at a time) */
         /* the trailing matrix and the checksum blocks after it in W: nt + 2B columns, one call */
@@ -581,11 +637,17 @@ static int run(pq_t *p)
         pdlarft_("F", "C", &mi, &jbi, p->A, &iaj, &jaj, d, p->tau, T, w2, 1, 1);
         pdlarfb_("L", "T", "F", "C", &mi, &ntc, &jbi, p->A, &iaj, &jaj, d, T, p->A, &iaj, &jat, d,
                  w2, 1, 1, 1, 1);
+        p->pf[PF_UPDATE] += ft_wtime() - tu;
         j += jb, step++;
         if (!checkable) continue;
 
-        if (p->q > 0 && step % p->q != 0 && j < kk) continue; /* policy.verify_every */
+        /* policy.verify_every: after every q-th panel step, or (q = 0, the default, as
+         * ft_dgeqrf) at the end only — an error a panel consumed in between is re-factored
+         * from that panel then */
+        if (j < kk && (p->q == 0 || step % p->q != 0)) continue;
         const double t1 = ft_wtime();
+        if (j >= kk) p->r0 = 0; /* the last verification reads every row */
+        const int64_t r0 = p->r0;
         int64_t nf = compare(p, j, loc, afit);
         if (nf) {
             /* a consumed error anywhere (a row or a block's fit pointing into a finished panel
@@ -638,6 +700,7 @@ static int run(pq_t *p)
                 }
                 j = ps;
                 tp += ft_wtime() - t1;
+                p->pf[PF_VERIFY] += ft_wtime() - t1;
                 continue;
             }
             if (ps >= 0) bad++, nloc = 0; /* the same error again: give up */
@@ -694,7 +757,7 @@ static int run(pq_t *p)
                     if (e) before[x] = *e, *e = 0.0;
                 }
             }
-            if (nloc && !bad) trap_sums(p, j);
+            if (nloc && !bad) trap_sums(p, j, p->r0);
             for (int64_t x = 0; x < m * p->ncb && nloc && !bad; x++) {
                 const int64_t l = x % m, b = x / m, c = loc[x];
                 if (c < 0) continue;
@@ -715,18 +778,22 @@ static int run(pq_t *p)
                 ft_log(p->ctx, 1, "pdgeqrf: %lld check(s) failing after correction at step %lld",
                        (long long)(left + bad), (long long)step);
                 tp += ft_wtime() - t1;
+                p->pf[PF_VERIFY] += ft_wtime() - t1;
                 break;
             }
             if (p->root) p->rep->corrected += nloc + ncol;
         }
-        if (p->root) p->rep->checks += m * p->ncb;
+        if (p->root) p->rep->checks += (m - r0) * p->ncb;
+        p->r0 = j; /* rows above j are final: the next verification reads rows from j on */
         tp += ft_wtime() - t1;
+        p->pf[PF_VERIFY] += ft_wtime() - t1;
     }
     { /* the Householder vectors and tau against their checkpoint */
         const double tc = ft_wtime();
         const int sq = ckp_verify(p, step);
         if (sq && !status) status = sq;
         tp += ft_wtime() - tc;
+        p->pf[PF_CKP] += ft_wtime() - tc;
     }
     p->rep->time_protect += tp;
     return status;
@@ -796,7 +863,7 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     p.ncb = (n + p.nbc - 1) / p.nbc;
     p.Wb = abft_wden(p.nbc < n ? p.nbc : n);
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
-    p.q = ctx->policy.verify_every > 0 ? ctx->policy.verify_every : 1;
+    p.q = ctx->policy.verify_every > 0 ? ctx->policy.verify_every : 0;
     /* the work of PDGEQRF / PDORMQR on a panel: the larger of their queries for the whole matrix */
     {
         int q = -1, i2 = 0;
@@ -807,11 +874,26 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
         p.lwork = (int)(w1 > w2 ? w1 : w2) + 2 * descA[NB_] * descA[NB_] + 64;
         p.work = malloc(sizeof(double) * (size_t)p.lwork);
     }
+    const ft_backend_t *hb = ft_backend_host();
+    const int mark = ft_arena_mark(&ctx->work[ft_backend_index(hb)]);
     st = p.work ? run(&p) : FT_ERR_ALLOC;
+    const double to = ft_wtime();
     if (p.W.a && p.A0.a) /* the result from W into the caller's A (the same layout: local) */
         pdlacpy_("A", &p.m, &p.n, p.W.a, &p.ia, &p.ja, p.W.desc, p.A0.a, &p.ia, &p.ja, p.A0.desc,
                  1);
-    free(p.E.a), free(p.W.a), free(p.hX), free(p.thr), free(p.work);
+    p.pf[PF_COPYOUT] += ft_wtime() - to;
+    {
+        const char *e = getenv("FTLA_DIST_PROFILE");
+        if (e && *e && *e != '0' && root) {
+            char line[256];
+            int o = snprintf(line, sizeof line, "ft_pdgeqrf %dx%d phases (s):", m, n);
+            for (int x = 0; x < PF_N && o < (int)sizeof line; x++)
+                o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", pf_name[x], p.pf[x]);
+            fprintf(stderr, "%s total %.4f\n", line, ft_wtime() - t0);
+        }
+    }
+    ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* W */
+    free(p.E.a), free(p.hX), free(p.hB), free(p.thr), free(p.work);
     free(p.rowg), free(p.ck), free(p.tau1);
     double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
     dist_allsum(&p.g, &v, 1, 1);
