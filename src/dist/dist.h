@@ -23,6 +23,9 @@ int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, cons
 void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb,
                const int *irsrc, const int *icsrc, const int *ictxt, const int *lld, int *info);
 void pxerbla_(const int *ictxt, const char *srname, const int *info, size_t len);
+void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
+            const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
+            const double *beta, double *C, const int *ldc, size_t lta, size_t ltb);
 void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k,
              const double *alpha, const double *A, const int *ia, const int *ja, const int *descA,
              const double *B, const int *ib, const int *jb, const int *descB, const double *beta,

@@ -35,8 +35,9 @@ typedef struct {
     const int *dA, *dB, *dC;
     int64_t T, W, nt;
     double sig, rsig, tol;
-    dist_mat_t E, Y, P, S;  /* S: C E (before, then after) */
     double *hP, *hC0, *hCS; /* m x 2nt replicated */
+    double *buf;            /* the packed sums of one all-reduce: max(m, k) x (3 nt + 1) */
+    double *ysub;           /* max(local rows, local columns of A) x 2nt: rows of Y */
     double *anorm, *zmax;   /* m, nt */
     double *h, *s;          /* m x nt: block sums of |C0|, |C| */
     int root;               /* this process counts the replicated decisions */
@@ -44,40 +45,144 @@ typedef struct {
 
 static int notrans(char t) { return t == 'N' || t == 'n'; }
 
-/* |op(X)| block row sums over tiles of width T (T = the whole width: one tile), scaled by sig:
- * out (rows x nt) replicated. op(X) = sub(X) (rows x cols) or its transpose. */
-static void abs_block_sums(const pg_t *p, const double *X, int i0, int j0, const int *d, char t,
-                           int64_t rows, int64_t cols, int64_t T, double *out)
+/* The local rows (cols = 0) or columns (cols = 1) of a descriptor's matrix as indices into its
+ * submatrix at offset o (0-based) of extent len: map[l] = global - o, or -1 outside. */
+static int64_t *index_map(const dist_grid_t *g, const int *d, int cols, int64_t o, int64_t len,
+                          int *nl)
 {
-    const int64_t nt = (cols + T - 1) / T;
-    memset(out, 0, sizeof(double) * (size_t)(rows * nt));
-    const dist_grid_t *g = &p->g;
-    const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
-    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    const int nt_ = notrans(t);
-    for (int64_t lj = 0; lj < lc; lj++) {
-        const int64_t gj = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - j0;
-        if (gj < 0 || gj >= (nt_ ? cols : rows)) continue;
-        for (int64_t li = 0; li < lr; li++) {
-            const int64_t gi = dist_global(li, d[MB_], g->myrow, d[RSRC_], g->nprow) - i0;
-            if (gi < 0 || gi >= (nt_ ? rows : cols)) continue;
-            const double v = fabs(p->sig * X[li + lj * d[LLD_]]);
-            const int64_t r = nt_ ? gi : gj, c = nt_ ? gj : gi; /* element (r, c) of op(X) */
-            out[r + (c / T) * rows] += v;
-        }
+    const int n = cols ? dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol)
+                       : dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
+    int64_t *map = malloc(sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+    if (!map) return NULL;
+    for (int64_t l = 0; l < n; l++) {
+        const int64_t x = (cols ? dist_global(l, d[NB_], g->mycol, d[CSRC_], g->npcol)
+                                : dist_global(l, d[MB_], g->myrow, d[RSRC_], g->nprow)) -
+                          o;
+        map[l] = x >= 0 && x < len ? x : -1;
     }
-    dist_allsum(g, out, rows, nt);
+    *nl = n;
+    return map;
 }
 
-/* S := sub(C) E (m x 2nt) by PDGEMM, then replicated into hX; s: block sums of |C| */
-static void c_sums(pg_t *p, double *hX, double *abss)
+/* The sums of X = sub(C) (m x n) or op(B) (k x n) against E, in one pass over the local array:
+ * out (rows x 3nt, replicated after one all-reduce) = [X E | block sums of |sig X|], X E the
+ * plain and weighted checksum of every tile, every element scaled by sigma (E's weights). trans:
+ * op(X) = X^T (X stored n x rows). This replaces a PDGEMM with E, a gather of its result and a
+ * pass for the absolute sums (with the index arithmetic per element) — bench/NOTES.md. */
+static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *d, int trans,
+                     int64_t rows, double *out)
 {
-    const int one = 1, c2 = (int)(2 * p->nt);
-    const double d1 = 1.0, d0 = 0.0;
-    pdgemm_("N", "N", &p->m, &c2, &p->n, &d1, p->C, &p->ic, &p->jc, p->dC, p->E.a, &one, &one,
-            p->E.desc, &d0, p->S.a, &one, &one, p->S.desc, 1, 1);
-    dist_gather_all(&p->g, p->S.a, p->S.desc, 0, 0, p->m, c2, hX);
-    abs_block_sums(p, p->C, p->ic - 1, p->jc - 1, p->dC, 'N', p->m, p->n, p->T, abss);
+    const dist_grid_t *g = &p->g;
+    const int64_t n = p->n, nt = p->nt, T = p->T, ld = d[LLD_];
+    int lr, lc;
+    int64_t *rm = index_map(g, d, 0, i0, trans ? n : rows, &lr);
+    int64_t *cm = index_map(g, d, 1, j0, trans ? rows : n, &lc);
+    if (!rm || !cm) {
+        free(rm), free(cm);
+        return FT_ERR_ALLOC;
+    }
+    memset(out, 0, sizeof(double) * (size_t)(rows * 3 * nt));
+    double *oa = out + 2 * nt * rows; /* the absolute sums */
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const int64_t c = cm[lj];
+        if (c < 0) continue;
+        const double *x = X + lj * ld;
+        if (!trans) { /* column c of X: tile J, its weight */
+            const int64_t J = c / T;
+            const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W);
+            double *xe = out + 2 * J * rows, *xw = xe + rows, *xa = oa + J * rows;
+            for (int64_t li = 0; li < lr; li++) {
+                const int64_t r = rm[li];
+                if (r < 0) continue;
+                const double v = x[li];
+                xe[r] += se * v, xw[r] += sw * v, xa[r] += fabs(se * v);
+            }
+        } else { /* row c of op(X): its elements are this column's, one tile per row of X */
+            for (int64_t li = 0; li < lr; li++) {
+                const int64_t r = rm[li];
+                if (r < 0) continue;
+                const int64_t J = r / T;
+                const double v = p->sig * x[li];
+                out[c + 2 * J * rows] += v;
+                out[c + (2 * J + 1) * rows] += abft_weight(r - J * T, p->W) * v;
+                oa[c + J * rows] += fabs(v);
+            }
+        }
+    }
+    free(rm), free(cm);
+    dist_allsum(g, out, rows, 3 * nt);
+    return FT_SUCCESS;
+}
+
+/* S := sub(C) E (m x 2nt) into hX, and the block sums of |C| into abss (m x nt), replicated */
+static int c_sums(pg_t *p, double *hX, double *abss)
+{
+    const int64_t m = p->m, nt = p->nt;
+    FT_CHECK(tile_sums(p, p->C, p->ic - 1, p->jc - 1, p->dC, 0, m, p->buf));
+    memcpy(hX, p->buf, sizeof(double) * (size_t)(m * 2 * nt));
+    memcpy(abss, p->buf + m * 2 * nt, sizeof(double) * (size_t)(m * nt));
+    return FT_SUCCESS;
+}
+
+/* The prediction P = op(A) Y (m x 2nt) with Y = op(B) E (k x 2nt, replicated), and the row sums
+ * of |sig op(A)| (anorm): each process multiplies its local block by the rows of Y it needs
+ * (the local DGEMM), then one all-reduce of [P | anorm]. */
+static int predict(pg_t *p, const double *Y)
+{
+    const dist_grid_t *g = &p->g;
+    const int *d = p->dA;
+    const int64_t m = p->m, k = p->k, c2 = 2 * p->nt, ld = d[LLD_];
+    const int tr = !notrans(p->ta);
+    int lr, lc;
+    int64_t *rm = index_map(g, d, 0, p->ia - 1, tr ? k : m, &lr);
+    int64_t *cm = index_map(g, d, 1, p->ja - 1, tr ? m : k, &lc);
+    if (!rm || !cm) {
+        free(rm), free(cm);
+        return FT_ERR_ALLOC;
+    }
+    double *out = p->buf, *an = out + m * c2;
+    memset(out, 0, sizeof(double) * (size_t)(m * (c2 + 1)));
+    /* the local rows and columns inside sub(A): contiguous ranges (the local order is the
+     * global one), so the local product reads nothing outside it */
+    int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+    while (r0 < lr && rm[r0] < 0) r0++;
+    for (r1 = r0; r1 < lr && rm[r1] >= 0;) r1++;
+    while (c0 < lc && cm[c0] < 0) c0++;
+    for (c1 = c0; c1 < lc && cm[c1] >= 0;) c1++;
+    /* the rows of Y for the local k-indices (A's columns, or its rows when transposed) */
+    const int64_t nk = tr ? r1 - r0 : c1 - c0, nmi = tr ? c1 - c0 : r1 - r0;
+    const int64_t *km = tr ? rm + r0 : cm + c0, *mm = tr ? cm + c0 : rm + r0;
+    for (int64_t x = 0; x < c2; x++)
+        for (int64_t l = 0; l < nk; l++) p->ysub[l + x * nk] = Y[km[l] + x * k];
+    /* the local product: op(A_local) (nmi x nk) times ysub (nk x c2), into a local block */
+    double *loc = p->ysub + nk * c2;
+    if (nmi > 0 && nk > 0) {
+        const int M = (int)nmi, N = (int)c2, K = (int)nk, LDA = (int)(ld > 1 ? ld : 1);
+        const double one = 1.0, zero = 0.0;
+        dgemm_(tr ? "T" : "N", "N", &M, &N, &K, &one, p->A + r0 + c0 * ld, &LDA, p->ysub, &K,
+               &zero, loc, &M, 1, 1);
+    }
+    for (int64_t x = 0; x < c2 && nk > 0; x++) /* (no local product without k-indices) */
+        for (int64_t l = 0; l < nmi; l++) out[mm[l] + x * m] += loc[l + x * nmi];
+    /* |sig op(A)| row sums: over the local rows of A (rows of op(A) unless transposed) */
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const double *a = p->A + lj * ld;
+        if (cm[lj] < 0) continue;
+        if (!tr) {
+            for (int64_t li = 0; li < lr; li++)
+                if (rm[li] >= 0) an[rm[li]] += fabs(p->sig * a[li]);
+        } else {
+            double s = 0.0;
+            for (int64_t li = 0; li < lr; li++)
+                if (rm[li] >= 0) s += fabs(p->sig * a[li]);
+            an[cm[lj]] += s;
+        }
+    }
+    free(rm), free(cm);
+    dist_allsum(g, out, m, c2 + 1);
+    memcpy(p->hP, out, sizeof(double) * (size_t)(m * c2));
+    memcpy(p->anorm, an, sizeof(double) * (size_t)m);
+    return FT_SUCCESS;
 }
 
 /* Evaluate every (row, tile) check. Returns the number of failing checks; fills fail[i + J m]
@@ -149,42 +254,29 @@ static int check_args(const dist_grid_t *g, char ta, char tb, int m, int n, int 
 static int run(pg_t *p)
 {
     const dist_grid_t *g = &p->g;
-    const int one = 1, c2 = (int)(2 * p->nt), m = p->m, n = p->n, k = p->k;
-    const double d1 = 1.0, d0 = 0.0;
+    const int c2 = (int)(2 * p->nt), m = p->m, n = p->n, k = p->k;
     const int64_t call = p->ctx->ncalls++;
-    int st;
-    /* E: n x 2nt; Y: k x 2nt; P, S: m x 2nt (the row blocks of C's descriptor) */
-    if ((st = dist_mat_alloc(g, n, c2, p->dC[NB_], 2, &p->E)) ||
-        (st = dist_mat_alloc(g, k, c2, p->dC[NB_], 2, &p->Y)) ||
-        (st = dist_mat_alloc(g, m, c2, p->dC[MB_], 2, &p->P)) ||
-        (st = dist_mat_alloc(g, m, c2, p->dC[MB_], 2, &p->S)))
-        return st;
-    for (int64_t lj = 0; lj < p->E.lc; lj++) {
-        const int64_t c = dist_global(lj, 2, g->mycol, 0, g->npcol), J = c / 2;
-        for (int64_t li = 0; li < p->E.lr; li++) {
-            const int64_t j = dist_global(li, p->dC[NB_], g->myrow, 0, g->nprow);
-            if (j / p->T != J) continue;
-            p->E.a[li + lj * p->E.desc[LLD_]] =
-                c % 2 ? p->sig * abft_weight(j - J * p->T, p->W) : p->sig;
-        }
-    }
-    const size_t mc = (size_t)m * (size_t)c2;
+    const size_t mc = (size_t)m * (size_t)c2, mk = (size_t)(m > k ? m : k);
+    const int alr = dist_numroc(p->dA[M_], p->dA[MB_], g->myrow, p->dA[RSRC_], g->nprow);
+    const int alc = dist_numroc(p->dA[N_], p->dA[NB_], g->mycol, p->dA[CSRC_], g->npcol);
     p->hP = malloc(sizeof(double) * mc * 3);
     p->anorm = malloc(sizeof(double) * (size_t)(m + p->nt + 2 * (int64_t)m * p->nt + k * p->nt));
-    if (!p->hP || !p->anorm) return FT_ERR_ALLOC;
+    p->buf = malloc(sizeof(double) * (mk * (size_t)(3 * p->nt + 1) + (size_t)k * (size_t)c2));
+    p->ysub = malloc(sizeof(double) * ((size_t)alr + (size_t)alc + 1) * (size_t)c2);
+    if (!p->hP || !p->anorm || !p->buf || !p->ysub) return FT_ERR_ALLOC;
     p->hC0 = p->hP + mc, p->hCS = p->hC0 + mc;
     p->zmax = p->anorm + m, p->h = p->zmax + p->nt, p->s = p->h + (int64_t)m * p->nt;
     double *z = p->s + (int64_t)m * p->nt; /* k x nt */
+    double *Y = p->buf + mk * (size_t)(3 * p->nt + 1); /* k x 2nt, replicated */
     const double t0 = ft_wtime();
 
-    /* the encoding: Y = op(B) E, P = op(A) Y, the norms; C's sums before */
-    pdgemm_(&p->tb, "N", &k, &c2, &n, &d1, p->B, &p->ib, &p->jb, p->dB, p->E.a, &one, &one,
-            p->E.desc, &d0, p->Y.a, &one, &one, p->Y.desc, 1, 1);
-    pdgemm_(&p->ta, "N", &m, &c2, &k, &d1, p->A, &p->ia, &p->ja, p->dA, p->Y.a, &one, &one,
-            p->Y.desc, &d0, p->P.a, &one, &one, p->P.desc, 1, 1);
-    dist_gather_all(g, p->P.a, p->P.desc, 0, 0, m, c2, p->hP);
-    abs_block_sums(p, p->A, p->ia - 1, p->ja - 1, p->dA, p->ta, m, k, k > 0 ? k : 1, p->anorm);
-    abs_block_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, p->tb, k, n, p->T, z);
+    /* the encoding: Y = op(B) E and the block sums of |op(B)|, then P = op(A) Y and the row
+     * sums of |op(A)|, then C's sums before the product — each one pass over a local array and
+     * one all-reduce */
+    FT_CHECK(tile_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, !notrans(p->tb), k, p->buf));
+    memcpy(Y, p->buf, sizeof(double) * (size_t)k * (size_t)c2);
+    memcpy(z, p->buf + (size_t)k * (size_t)c2, sizeof(double) * (size_t)k * (size_t)p->nt);
+    FT_CHECK(predict(p, Y));
     for (int64_t J = 0; J < p->nt; J++) {
         double mx = 0.0;
         for (int64_t l = 0; l < k; l++) {
@@ -193,7 +285,7 @@ static int run(pg_t *p)
         }
         p->zmax[J] = mx;
     }
-    if (p->beta != 0.0) c_sums(p, p->hC0, p->h);
+    if (p->beta != 0.0) FT_CHECK(c_sums(p, p->hC0, p->h));
     double tp = ft_wtime() - t0;
 
     /* the product */
@@ -202,7 +294,7 @@ static int run(pg_t *p)
     if (p->ctx->nfaults) inject_c(p, call);
 
     const double t1 = ft_wtime();
-    c_sums(p, p->hCS, p->s);
+    FT_CHECK(c_sums(p, p->hCS, p->s));
     int *fail = malloc(sizeof(int) * (size_t)m * (size_t)p->nt);
     if (!fail) return FT_ERR_ALLOC;
     int64_t nu = 0, nf = verify(p, fail, &nu);
@@ -269,7 +361,10 @@ static int run(pg_t *p)
                                           p->jc - 1 + J * p->T + (fail[i + J * m] - 1000));
                     if (x) *x = 0.0;
                 }
-        if (nloc) c_sums(p, p->hCS, p->s);
+        if (nloc && (status = c_sums(p, p->hCS, p->s))) {
+            free(fail);
+            return status;
+        }
         for (int64_t J = 0; J < p->nt; J++)
             for (int64_t i = 0; i < m; i++)
                 if (fail[i + J * m] >= 1000) {
@@ -291,7 +386,10 @@ static int run(pg_t *p)
             int *was = malloc(sizeof(int) * (size_t)m * (size_t)p->nt);
             if (!was) return FT_ERR_ALLOC;
             memcpy(was, fail, sizeof(int) * (size_t)m * (size_t)p->nt);
-            c_sums(p, p->hCS, p->s);
+            if ((status = c_sums(p, p->hCS, p->s))) {
+                free(was), free(fail);
+                return status;
+            }
             int64_t nu2 = 0;
             verify(p, fail, &nu2);
             for (int64_t x = 0; x < (int64_t)m * p->nt; x++)
@@ -365,7 +463,7 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     p.sig = 1.0 / p.rsig;
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
     st = run(&p);
-    free(p.E.a), free(p.Y.a), free(p.P.a), free(p.S.a), free(p.hP), free(p.anorm);
+    free(p.hP), free(p.anorm), free(p.buf), free(p.ysub);
     /* a failure of one process (allocation) is every process's */
     double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
     dist_allsum(&p.g, &v, 1, 1);
