@@ -66,19 +66,23 @@ static void vw_init(void)
     }
 }
 
-/* the five half-split dot products of one full run */
-FT_SIMD_CLONES static void run_dots(const double *a, uint64_t lo[CKP_NS], uint64_t hi[CKP_NS])
+/* the five half-split dot products of one run of len <= VR rows: the weights of its own count
+ * C(len - r + e - 1, e) are the last len of a full run's, g_vw[e][VR - len + r] */
+FT_SIMD_CLONES static void run_dots(const double *a, int len, uint64_t lo[CKP_NS],
+                                    uint64_t hi[CKP_NS])
 {
     uint64_t l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0;
-    for (int r = 0; r < VR; r++) {
+    const uint32_t *w1 = g_vw[1] + (VR - len), *w2 = g_vw[2] + (VR - len),
+                   *w3 = g_vw[3] + (VR - len), *w4 = g_vw[4] + (VR - len);
+    for (int r = 0; r < len; r++) {
         uint64_t b;
         memcpy(&b, a + r, sizeof b);
         const uint64_t bl = (uint32_t)b, bh = b >> 32;
         l0 += bl, h0 += bh; /* weight 1 */
-        l1 += bl * g_vw[1][r], h1 += bh * g_vw[1][r];
-        l2 += bl * g_vw[2][r], h2 += bh * g_vw[2][r];
-        l3 += bl * g_vw[3][r], h3 += bh * g_vw[3][r];
-        l4 += bl * g_vw[4][r], h4 += bh * g_vw[4][r];
+        l1 += bl * w1[r], h1 += bh * w1[r];
+        l2 += bl * w2[r], h2 += bh * w2[r];
+        l3 += bl * w3[r], h3 += bh * w3[r];
+        l4 += bl * w4[r], h4 += bh * w4[r];
     }
     lo[0] = l0, lo[1] = l1, lo[2] = l2, lo[3] = l3, lo[4] = l4;
     hi[0] = h0, hi[1] = h1, hi[2] = h2, hi[3] = h3, hi[4] = h4;
@@ -92,7 +96,7 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
     u128 S[CKP_NS] = {0};
     for (; r0 + VR <= m; r0 += VR) {
         uint64_t lo[CKP_NS], hi[CKP_NS];
-        run_dots(a + r0, lo, hi);
+        run_dots(a + r0, VR, lo, hi);
         u128 n[CKP_NS];
         for (int e = 0; e < CKP_NS; e++) {
             u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
@@ -100,6 +104,20 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
             n[e] = t;
         }
         for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
+    }
+    if (m - r0 >= 16) { /* a last run of L >= 16 rows: its dots, S shifted by C(L + d - 1, d) */
+        const int L = (int)(m - r0);
+        uint64_t lo[CKP_NS], hi[CKP_NS], vc[CKP_NS];
+        run_dots(a + r0, L, lo, hi);
+        for (int d = 0; d < CKP_NS; d++) vc[d] = binom((uint64_t)(L + d - 1), (uint64_t)d);
+        u128 n[CKP_NS];
+        for (int e = 0; e < CKP_NS; e++) {
+            u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
+            for (int d = 0; d <= e; d++) t += (u128)vc[d] * S[e - d];
+            n[e] = t;
+        }
+        for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
+        r0 = m;
     }
     for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
         uint64_t b;
