@@ -94,22 +94,14 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
     typedef unsigned __int128 u128;
     pthread_once(&g_vw_once, vw_init);
     u128 S[CKP_NS] = {0};
-    for (; r0 + VR <= m; r0 += VR) {
-        uint64_t lo[CKP_NS], hi[CKP_NS];
-        run_dots(a + r0, VR, lo, hi);
-        u128 n[CKP_NS];
-        for (int e = 0; e < CKP_NS; e++) {
-            u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
-            for (int d = 0; d <= e; d++) t += (u128)g_vc[d] * S[e - d];
-            n[e] = t;
-        }
-        for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
-    }
-    if (m - r0 >= 16) { /* a last run of L >= 16 rows: its dots, S shifted by C(L + d - 1, d) */
-        const int L = (int)(m - r0);
+    /* runs of VR rows, then a last run of L >= 16 rows: its dots, S shifted by C(L + d - 1, d)
+     * (g_vc for a full run); shorter tails go through the recurrence below */
+    while (m - r0 >= 16) {
+        const int L = m - r0 < VR ? (int)(m - r0) : VR;
         uint64_t lo[CKP_NS], hi[CKP_NS], vc[CKP_NS];
         run_dots(a + r0, L, lo, hi);
-        for (int d = 0; d < CKP_NS; d++) vc[d] = binom((uint64_t)(L + d - 1), (uint64_t)d);
+        for (int d = 0; d < CKP_NS; d++)
+            vc[d] = L == VR ? g_vc[d] : binom((uint64_t)(L + d - 1), (uint64_t)d);
         u128 n[CKP_NS];
         for (int e = 0; e < CKP_NS; e++) {
             u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
@@ -117,7 +109,7 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
             n[e] = t;
         }
         for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
-        r0 = m;
+        r0 += L;
     }
     for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
         uint64_t b;

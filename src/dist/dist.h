@@ -94,11 +94,6 @@ typedef struct {
 } dist_mat_t;
 int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dist_mat_t *x);
 
-/* the global rows x cols copy of the submatrix (i0, j0) (0-based) of a distributed matrix into
- * every process's X (ld rows): each owner contributes its elements, then dist_allsum */
-void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int64_t i0, int64_t j0,
-                     int64_t rows, int64_t cols, double *X);
-
 /* sum a report's counters over every process (status and events stay local) */
 void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep);
 

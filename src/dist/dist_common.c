@@ -69,24 +69,6 @@ int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dis
     return x->a ? FT_SUCCESS : FT_ERR_ALLOC;
 }
 
-void dist_gather_all(const dist_grid_t *g, const double *A, const int *desc, int64_t i0, int64_t j0,
-                     int64_t rows, int64_t cols, double *X)
-{
-    memset(X, 0, sizeof(double) * (size_t)(rows * cols));
-    const int mb = desc[MB_], nb = desc[NB_], ld = desc[LLD_];
-    const int lr = dist_numroc(desc[M_], mb, g->myrow, desc[RSRC_], g->nprow);
-    const int lc = dist_numroc(desc[N_], nb, g->mycol, desc[CSRC_], g->npcol);
-    for (int64_t lj = 0; lj < lc; lj++) {
-        const int64_t gj = dist_global(lj, nb, g->mycol, desc[CSRC_], g->npcol) - j0;
-        if (gj < 0 || gj >= cols) continue;
-        for (int64_t li = 0; li < lr; li++) {
-            const int64_t gi = dist_global(li, mb, g->myrow, desc[RSRC_], g->nprow) - i0;
-            if (gi >= 0 && gi < rows) X[gi + gj * rows] = A[li + lj * ld];
-        }
-    }
-    dist_allsum(g, X, rows, cols);
-}
-
 void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep)
 {
     double v[11] = {

@@ -1,11 +1,11 @@
 /*
- * pdgemm.c — ft_pdgemm: PDGEMM verified by checksum blocks that PDGEMM computes (docs/dist.md).
+ * pdgemm.c — ft_pdgemm: PDGEMM verified by checksum blocks (docs/dist.md).
  *
  * With the weights of ft_dgemm (abft.h: tiles of T columns, each with a plain and a weighted
- * checksum, every element scaled by sigma = 1/abft_gemm_rscale(T, k)) as an n x 2nt distributed
- * matrix E:
+ * checksum, every element scaled by sigma = 1/abft_gemm_rscale(T, k)) as the columns of an
+ * n x 2nt matrix E:
  *     Y = op(B) E,  P = op(A) Y,  C0S = C E (before, beta != 0),  CS = C E (after),
- * all by PDGEMM; a row i of tile J is right when CS(i, 2J..2J+1) = alpha P + beta C0S within
+ * each by a pass over the local arrays and one all-reduce (tile_sums, predict); a row i of tile J is right when CS(i, 2J..2J+1) = alpha P + beta C0S within
  * abft_check's threshold (the same decision rule as ft_dgemm, with |op(A)| row norms, the
  * block sums of |op(B)| and of |C| reduced over the grid). The m x 2nt checks are replicated on
  * every process (one all-reduce), so every process takes the same decisions; each corrects the
