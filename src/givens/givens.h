@@ -142,7 +142,7 @@ const givens_kernels_t *givens_kernels_cuda_fused(void);
  * rotations (what cuda-fused falls back to where the persistent kernel cannot run) */
 const givens_kernels_t *givens_kernels_cuda_steps(void);
 /* hess_to_tri as one persistent cooperative launch (leader block + worker blocks; falls back to
- * the steps where it cannot run); cuda-fused uses it when FTLA_GIVENS_PERSISTENT=1 */
+ * the steps where it cannot run); cuda-fused uses it unless FTLA_GIVENS_PERSISTENT=0 */
 const givens_kernels_t *givens_kernels_cuda_persistent(void);
 
 #endif

@@ -1280,15 +1280,18 @@ static int f_hess_to_tri_persistent(ft_queue_t *q, int64_t m, int64_t n, double 
     return ran ? FT_SUCCESS : f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
 }
 
-/* The default is the two-launch steps: the persistent kernel is 2x faster but compute-sanitizer
- * racecheck still reports hazards on it that are not explained yet (docs/givens.md), so it runs
- * only when asked for (FTLA_GIVENS_PERSISTENT=1, or its own table). */
+/* The default is the persistent kernel (where it can run: min(m-1, n) >= 256 and a device that
+ * allows the cooperative launch), 6x faster than the two-launch steps at 8192 and 16384;
+ * FTLA_GIVENS_PERSISTENT=0 selects the steps. compute-sanitizer racecheck reports hazards on
+ * it; bench/micro/racecheck_named_bar.cu reproduces the same three kinds of reports on a
+ * program with the kernel's barrier layout whose ordering is correct by construction and whose
+ * values all check, so they are the tool's view of that layout (docs/givens.md, "Session 8"). */
 static int f_hess_to_tri(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                          double *sub, double *c, double *s)
 {
     const char *env = getenv("FTLA_GIVENS_PERSISTENT");
-    if (env && env[0] == '1') return f_hess_to_tri_persistent(q, m, n, R, ldr, sub, c, s);
-    return f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
+    if (env && env[0] == '0') return f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
+    return f_hess_to_tri_persistent(q, m, n, R, ldr, sub, c, s);
 }
 
 /* one diagonal-block launch and one apply launch per 64 rotations */
