@@ -127,6 +127,7 @@ static int check_sums(qr_t *g, int64_t i, int full)
     const int64_t c2 = QR_NCS * g->ncb;
     FT_CHECK(be->qr_wsums(g->qm, m, n, i, g->dA, g->ldda, g->dEW, n, g->nbc, QR_NCS, g->dX, m));
     if (full) {
+        g->res_gen++; /* hX, hC change: location_unique's sums are stale */
         FT_CHECK(be->get_matrix(g->qm, m, c2, g->dX, m, g->hX, m));
         FT_CHECK(be->get_matrix(g->qm, m, c2, g->dCS, m, g->hC, m));
     } else {
@@ -300,30 +301,54 @@ static void analyse(const qr_t *g, analysis_t *a)
  * several columns, and the correction could move it into a neighbouring one (issue 7, campaign
  * seed 21, 2 faults, trial 1397). Such an error is reported, not corrected.
  */
-static int location_unique(const qr_t *g, int64_t l, int64_t lo, int64_t jj)
+static int location_unique(qr_t *g, int64_t l, int64_t lo, int64_t jj)
 {
     const int64_t m = g->m, j0 = g->cb * g->nbc;
     const int64_t nj = j0 + g->nbc < g->n ? g->nbc : g->n - j0;
     const double half = clean_thr(g);
-    /* residual scale for the sums of squares (no overflow or underflow) */
-    double mx = 0.0;
-    for (int64_t t = 0; t < m; t++) {
-        const double a = fabs(res_r(g, t)), b = fabs(res_s(g, t)), c = fabs(res_t(g, t));
-        if (!(a <= mx)) mx = a;
-        if (!(b <= mx)) mx = b;
-        if (!(c <= mx)) mx = c;
+    /* residual scale for the sums of squares (no overflow or underflow), and the sums over all
+     * rows: formed once per block and residuals (verify_block asks for every failing row, and
+     * an error spread by later panels fails thousands: O(m) a row made that O(m^2)) */
+    if (g->lu_gen != g->res_gen || g->lu_cb != g->cb || g->res_gen == 0) {
+        double mx = 0.0;
+        for (int64_t t = 0; t < m; t++) {
+            const double a = fabs(res_r(g, t)), b = fabs(res_s(g, t)), c = fabs(res_t(g, t));
+            if (!(a <= mx)) mx = a;
+            if (!(b <= mx)) mx = b;
+            if (!(c <= mx)) mx = c;
+        }
+        double S = 0.0, T = 0.0;
+        if (isfinite(mx) && mx > 0.0)
+            for (int64_t t = 0; t < m; t++) {
+                const double a = res_s(g, t) / mx, b = res_t(g, t) / mx;
+                S += a * a;
+                T += b * b;
+            }
+        g->lu_mx = mx, g->lu_s2 = S, g->lu_t2 = T;
+        g->lu_gen = g->res_gen, g->lu_cb = g->cb;
     }
+    const double mx = g->lu_mx;
     if (!isfinite(mx)) return 0;
     if (mx == 0.0) return 1;
+    const double h = half / mx, h2 = h * h;
     double s2 = 0.0, t2 = 0.0; /* the untouched rows (single-element candidates) */
-    if (l >= 0)
+    if (l >= 0) {
+        /* every candidate's ss starts from s2 (the other rows) and only grows: when the other
+         * rows alone are above the clean level, none can reach it. Decided from the sums over
+         * all rows less row l, with a margin for their rounding (16 u of the total: the sums
+         * of m squares and the subtraction); otherwise s2, t2 are summed exactly as before. */
+        const double a = res_s(g, l) / mx, b = res_t(g, l) / mx;
+        const double es = g->lu_s2 - a * a, et = g->lu_t2 - b * b;
+        const double ms = 16.0 * ABFT_U * ((double)m + 4.0) * g->lu_s2;
+        const double mt = 16.0 * ABFT_U * ((double)m + 4.0) * g->lu_t2;
+        if (es - ms > h2 || et - mt > h2) return 1;
         for (int64_t t = 0; t < m; t++)
             if (t != l) {
-                const double a = res_s(g, t) / mx, b = res_t(g, t) / mx;
-                s2 += a * a;
-                t2 += b * b;
+                const double u = res_s(g, t) / mx, v = res_t(g, t) / mx;
+                s2 += u * u;
+                t2 += v * v;
             }
-    const double h = half / mx, h2 = h * h;
+    }
     for (int64_t c = lo > 0 ? lo : 0; c < nj; c++) {
         if (c == jj) continue;
         const double w = abft_weight(c, g->W), v = abft_weight_perm(c, g->W);
@@ -717,10 +742,11 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         if (g->prof) g->ph_csum += t1 - t0;
         return FT_SUCCESS;
     }
-    /* something fails: the checksum blocks the loop left behind are brought up to date first,
-     * so that every residual is what the analysis expects (the error's image under all the
-     * reflectors, not part of them) */
-    FT_CHECK(qr_cs_catch_up(g, i));
+    /* something fails: the failing checksum blocks the loop left behind are brought up to date
+     * first, so that their residuals are what the analysis expects (the error's image under all
+     * the reflectors, not part of them) */
+    FT_CHECK(qr_cs_catch_up(g, i, 0));
+    g->tc_catch += ft_wtime() - ta;
     FT_CHECK(check_sums(g, i, 1));
     /* the rounding actually seen at this check: the blocks that pass (each block analysed
      * once: a block acted on below is analysed again only after a change) */
@@ -759,6 +785,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
                 break;
             }
     int changed = 0; /* a block acted on: the residuals of the others may have moved */
+    const double tb = ft_wtime();
     for (int64_t t = 0; t < g->ncb; t++) {
         g->cb = t == 0 ? first : (t <= first ? t - 1 : t);
         analysis_t a;
@@ -769,6 +796,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         if (g->not_recovered || g->uncorrectable) break;
     }
     const double t1 = ft_wtime();
+    g->tc_blocks += t1 - tb;
     g->tprot += t1 - t0;
     g->tc_an += t1 - ta;
     if (g->prof) g->ph_csum += t1 - t0;

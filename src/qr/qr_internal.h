@@ -69,6 +69,8 @@ typedef struct {
     int64_t cs_upto;     /* panels applied to every checksum block: the loop updates only the
                           * blocks a panel reaches, the others are caught up on the rare path
                           * (qr_cs_catch_up) */
+    int64_t *csb;        /* per block: panels 0 .. csb[b]-1 applied by catch-ups (host, B);
+                          * block b has max(cs_upto, csb[b], its first skipping panel) */
     double *dA;
     int64_t ldda;
     double *tau;
@@ -169,6 +171,12 @@ typedef struct {
      * trapezoid sums of the checks and their copy back, the analysis of them, the verification
      * of Q against its checkpoint */
     double tc_enc, tc_sums, tc_an, tc_q;
+    /* location_unique's row-independent sums for the residuals of one block (qr_checks.c),
+     * valid while res_gen (bumped by every full check_sums) is what they were formed from */
+    int64_t res_gen, lu_gen, lu_cb;
+    double lu_mx, lu_s2, lu_t2;
+    double tc_catch, tc_blocks; /* of tc_an: the checksum blocks' catch-up, the blocks' verdicts
+                                 * (location, correction, recovery) */
     /* the sizes of a check's residuals (backend qr_res_sizes), 2 3B doubles: work, host */
     double *dRes, *hRes;
     int64_t tstep;  /* the step the host is in, for the timeline (core/trace.h) */
@@ -301,9 +309,12 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok);
 int qr_recovery_update(qr_t *g, int64_t i, int64_t j);
 int qr_recovery_replace(qr_t *g, int64_t j);
 int qr_refactor(qr_t *g, int64_t P);
-/* Bring every checksum block up to the state at boundary i: the panels from cs_upto on are
- * applied to the blocks that lay left of them (verified reflectors, MAIN queue, synced). */
-int qr_cs_catch_up(qr_t *g, int64_t i);
+/* Bring the checksum blocks that fail (by the sizes of the last check_sums(full = 0), or
+ * every block when all = 1) up to the state at boundary i: the panels that skipped them (the
+ * loop updates only the blocks a panel reaches). A block that passes needs nothing: what was
+ * skipped are orthogonal transformations of its rows below its last column, which keep the
+ * norm its passing check bounds (docs/qr.md, "Checksum columns and weights"). */
+int qr_cs_catch_up(qr_t *g, int64_t i, int all);
 /* qr_api.c: the factorization for ft_dgels, with an FT factor F (QR-update recovery). */
 int qr_geqrf_factor(ft_context_t *ctx, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n,
                     double *A, ft_int lda, double *tau, ft_report_t *report);

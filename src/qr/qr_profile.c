@@ -40,8 +40,9 @@ void qr_profile_log(const qr_t *g)
            1e3 * h[QR_HP_PANEL], 1e3 * h[QR_HP_VTOP], 1e3 * h[QR_HP_ISSUE], 1e3 * h[QR_HP_PROT],
            1e3 * h[QR_HP_REST], 1e3 * h[QR_HP_SEAL], 1e3 * g->tprot);
     ft_log(g->ctx, 1, "dgeqrf checks (host clock): encode %.3f ms, check sums %.3f, analysis "
-           "%.3f, Q verification %.3f", 1e3 * g->tc_enc, 1e3 * g->tc_sums, 1e3 * g->tc_an,
-           1e3 * g->tc_q);
+           "%.3f (checksum catch-up %.3f, the blocks' verdicts %.3f), Q verification %.3f",
+           1e3 * g->tc_enc, 1e3 * g->tc_sums, 1e3 * g->tc_an, 1e3 * g->tc_catch,
+           1e3 * g->tc_blocks, 1e3 * g->tc_q);
     if (g->trec > 0)
         ft_log(g->ctx, 1, "dgeqrf recovery phases (synced): w %.3f ms, J below %.3f, J above "
                "(zero_to_hess) %.3f, column j %.3f, G (hess_to_tri) %.3f, G on checksums %.3f, "

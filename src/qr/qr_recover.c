@@ -156,26 +156,43 @@ static int reflect_vec_t(qr_t *g, int64_t p0, int64_t p1, double *x)
 /* Panels whose reflectors have been applied to the state at boundary i. */
 static int64_t panels_done(const qr_t *g, int64_t i) { return i >= g->k ? g->np : i / g->nb; }
 
-int qr_cs_catch_up(qr_t *g, int64_t i)
+/* Does checksum block b fail by the sizes of the last check_sums(full = 0)? */
+static int block_fails_sizes(const qr_t *g, int64_t b)
+{
+    const double thr = g->thrb[b], *z = g->hRes + 2 * QR_NCS * b; /* max, norm of r, s, t */
+    for (int c = 0; c < 2 * QR_NCS; c++)
+        if (!(z[c] <= thr)) return 1;
+    return 0;
+}
+
+int qr_cs_catch_up(qr_t *g, int64_t i, int all)
 {
     const ft_backend_t *be = g->be;
-    const int64_t pd = panels_done(g, i), nb = g->nb;
+    const int64_t pd = panels_done(g, i), nb = g->nb, nbc = g->nbc;
+    /* block b is skipped from panel pb = ceil((b + 1) nbc / nb) on (panel p updates the blocks
+     * from p nb / nbc); it holds panels 0 .. max(cs_upto, csb[b], pb) - 1 */
     int any = 0;
-    for (int64_t p = g->cs_upto; p < pd && !any; p++) any = p * nb / g->nbc > 0;
-    if (!any) {
-        if (g->cs_upto < pd) g->cs_upto = pd;
-        return FT_SUCCESS;
+    for (int64_t b = 0; b < g->ncb && !any; b++) {
+        const int64_t pb = ((b + 1) * nbc + nb - 1) / nb;
+        int64_t from = g->cs_upto > g->csb[b] ? g->cs_upto : g->csb[b];
+        if (pb > from) from = pb;
+        any = from < pd && (all || block_fails_sizes(g, b));
     }
+    if (!any) return FT_SUCCESS;
     FT_CHECK(be->sync(g->qs));
     if (g->qck) FT_CHECK(be->sync(g->qck));
     FT_CHECK(be->sync(g->qm));
     /* the reflectors about to be applied, against their checkpoint */
     FT_CHECK(qr_q_verify(g, pd * nb, i / nb, 1));
-    /* panel p skipped the blocks left of it: the first p nb / nbc */
-    for (int64_t p = g->cs_upto; p < pd; p++)
-        FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p, p + 1, QR_NCS * (p * nb / g->nbc),
-                                     g->dCS, g->m, g->dWc));
-    g->cs_upto = pd;
+    for (int64_t b = 0; b < g->ncb; b++) {
+        const int64_t pb = ((b + 1) * nbc + nb - 1) / nb;
+        int64_t from = g->cs_upto > g->csb[b] ? g->cs_upto : g->csb[b];
+        if (pb > from) from = pb;
+        if (from >= pd || !(all || block_fails_sizes(g, b))) continue;
+        FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', from, pd, QR_NCS, g->dCS + QR_NCS * b * g->m,
+                                     g->m, g->dWc));
+        g->csb[b] = pd;
+    }
     return be->sync(g->qm);
 }
 
@@ -299,6 +316,7 @@ int qr_refactor(qr_t *g, int64_t P)
     FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, n - i0, g->dA + i0 * ld, ld, g->dWb));
     FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', 0, P, nc, g->dCS, m, g->dWc));
     g->cs_upto = P; /* every block has panels 0 .. P-1 */
+    for (int64_t b = 0; b < g->ncb; b++) g->csb[b] = 0;
     FT_CHECK(be->sync(g->qm));
     ft_report_t *r = g->rep;
     if (r->refactor_col < 0 || i0 < r->refactor_col) r->refactor_col = i0;

@@ -141,11 +141,13 @@ __global__ void __launch_bounds__(ST) scale_k(int64_t m, int64_t n, double mul, 
 /* ---- block reflectors to one vector (the recovery's z = Q~^T a_j) ----------------------------
  * x := H_(p1-1)^T ... H_p0^T x (trans) or H_p0 ... H_(p1-1) x, H_p = I - V_p T_p V_p^T, V_p the
  * unit lower trapezoid in A(i:m, i:i+ib), i = p nb. The cuBLAS path pays about seven launches
- * per panel for a vector (15-35 ms at m = 16384, 256 panels); here one cooperative launch runs
- * all panels, two grid barriers each: every block forms its rows' share of V^T x (a warp per
- * column, lanes along rows: coalesced), then every block sums the shares, applies T or T^T, and
- * updates its rows of x. V is read twice per panel, once per phase. */
-constexpr int VT = 256, VNB = 64; /* threads; the largest nb served (else the cuBLAS path) */
+ * per panel for a vector (15-35 ms at m = 16384); here one cooperative launch runs all panels,
+ * two grid barriers each: every block forms its rows' share of V^T x (a warp per column, lanes
+ * along rows: coalesced), then every block sums the shares, applies T or T^T (T^T: a warp per
+ * column of T, lanes along its rows; T: a thread per row, consecutive rows), and updates its
+ * rows of x (a thread per row: consecutive rows, coalesced). V is read twice per panel, once
+ * per phase. Served up to nb = 256 (the device panels' block size). */
+constexpr int VT = 256, VNB = 256; /* threads; the largest nb served (else the cuBLAS path) */
 
 __device__ __forceinline__ double vref(const double *A, int64_t lda, int64_t i, int64_t r, int c)
 {
@@ -160,7 +162,7 @@ __global__ void __launch_bounds__(VT) reflect_vec_k(int trans, int64_t m, int64_
 {
     namespace cg = cooperative_groups;
     cg::grid_group grid = cg::this_grid();
-    __shared__ double w[VNB], w2[VNB], red[VT / 32][VNB];
+    __shared__ double w[VNB], w2[VNB];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int64_t G = gridDim.x, b = blockIdx.x;
     for (int64_t s = 0; s < p1 - p0; s++) {
@@ -183,8 +185,9 @@ __global__ void __launch_bounds__(VT) reflect_vec_k(int trans, int64_t m, int64_
             if (lane == 0) part[b * VNB + c] = acc;
         }
         grid.sync();
-        /* phase 2: w = sum of the shares (every block), w2 = op(T)^T-side product:
-         * trans: H^T x = x - V T^T (V^T x);  no trans: H x = x - V T (V^T x) */
+        /* phase 2: w = sum of the shares (every block), then
+         * trans: H^T x = x - V T^T (V^T x), w2 = T^T w, w2[c] = sum_{r <= c} T(r, c) w[r];
+         * else:  H x = x - V T (V^T x),     w2 = T w,   w2[r] = sum_{c >= r} T(r, c) w[c] */
         for (int c = warp; c < ib; c += VT / 32) {
             double acc = 0.0;
             for (int64_t q = lane; q < G; q += 32) acc += __ldcg(part + q * VNB + c);
@@ -192,27 +195,22 @@ __global__ void __launch_bounds__(VT) reflect_vec_k(int trans, int64_t m, int64_
             if (lane == 0) w[c] = acc;
         }
         __syncthreads();
-        {
-            const double *Tp = T + p * nb * nb; /* ib x ib upper triangular, ld nb */
-            /* trans: w2 = T^T w, w2[c] = sum_{r <= c} T(r, c) w[r]; else w2 = T w,
-             * w2[r] = sum_{c >= r} T(r, c) w[c] */
-            const int q = tid & (VNB - 1), part4 = tid / VNB; /* 4 threads per entry */
-            double acc = 0.0;
-            if (q < ib) {
-                if (trans)
-                    for (int r = part4; r <= q; r += VT / VNB) acc += Tp[r + q * nb] * w[r];
-                else
-                    for (int c = q + part4; c < ib; c += VT / VNB) acc += Tp[q + c * nb] * w[c];
+        const double *Tp = T + p * nb * nb; /* ib x ib upper triangular, ld nb */
+        if (trans) {
+            for (int c = warp; c < ib; c += VT / 32) {
+                double acc = 0.0;
+                for (int r = lane; r <= c; r += 32) acc += Tp[r + (int64_t)c * nb] * w[r];
+                for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+                if (lane == 0) w2[c] = acc;
             }
-            red[part4][q] = acc;
-            __syncthreads();
-            if (tid < ib) {
-                double v = 0.0;
-                for (int u = 0; u < VT / VNB; u++) v += red[u][tid];
-                w2[tid] = v;
+        } else {
+            for (int r = tid; r < ib; r += VT) {
+                double acc = 0.0;
+                for (int c = r; c < ib; c++) acc += Tp[r + (int64_t)c * nb] * w[c];
+                w2[r] = acc;
             }
-            __syncthreads();
         }
+        __syncthreads();
         /* phase 3: x(r) -= sum_c V(r, c) w2[c], rows r0 .. r1-1 */
         for (int64_t r = r0 + tid; r < r1; r += VT) {
             double acc = 0.0, acc2 = 0.0;
@@ -269,7 +267,7 @@ static int c_scale(ft_queue_t *q, int64_t m, int64_t n, double mul, double *A, i
 }
 
 
-/* NULL-free: *done = 0 where the kernel cannot serve (nb > 64, no cooperative launch) */
+/* NULL-free: *done = 0 where the kernel cannot serve (nb > 256, no cooperative launch) */
 static int c_reflect_vec(ft_queue_t *q, int trans, int64_t m, int64_t k, int64_t nb, int64_t p0,
                          int64_t p1, const double *A, int64_t lda, const double *T, double *x,
                          int *done)
