@@ -5,7 +5,11 @@
  *   none      no fault (the keep-input copy of A is taken, as in every protected call);
  *   update    one fault in the trailing matrix at step np/4, column (np/4 + 1) nb + 1, found at
  *             the final check and recovered by QR update (an FT factor attached);
- *   refactor  the same fault, recovered by re-factorization (no factor: LAPACK layout).
+ *   refactor  the same fault, recovered by re-factorization (no factor: LAPACK layout);
+ *   noop      a "fault" that adds 0.0 at the same place and step: nothing changes and nothing is
+ *             found, but the call pays what injecting costs (the loop drains its queues at
+ *             that step and waits for the copy of A), so update / noop is the recovery's own
+ *             cost and noop / none the injection's.
  * Protocol (bench/NOTES.md): one warm-up of each, then R rounds with the three alternated; the
  * input restored from a pristine copy before each call (not timed); a call is timed from before
  * it to its return (it returns when the factorization is verified); median, min-max; ratio =
@@ -66,19 +70,30 @@ static inline int bench_recovery_main(int argc, char **argv, const char *name, c
         double *h = bench_malloc((size_t)n * (size_t)n * sizeof(double));
         bench_fill(h, (size_t)n * (size_t)n, 7 + (uint64_t)n);
         void *st = ops->setup(ctx, n, h);
-        const int64_t nbe = nb > 0 ? nb : (n < 1024 ? 32 : 64), np = (n + nbe - 1) / nbe;
+        /* the block size the call will use (with nb = 0 the performance model's choice: 256
+         * with the panels on the device at these sizes), so that the fault lands at a quarter
+         * of the steps and in a column that later panels consume */
+        int64_t nbe = nb;
+        if (nbe <= 0) {
+            ft_qr_model_t mo;
+            if (ft_dgeqrf_model(ctx, (ft_int)n, (ft_int)n, dev == FT_DEVICE_CUDA, &mo) || mo.nb < 1)
+                bench_die("n=%lld: ft_dgeqrf_model gave no block size", (long long)n);
+            nbe = mo.nb;
+        }
+        const int64_t np = (n + nbe - 1) / nbe;
         const int64_t step = np / 4, col = (step + 1) * nbe + 1;
-        double *t[3];
-        double rec[3] = {0, 0, 0};
-        int64_t rcol[3] = {-1, -1, -1};
-        for (int c = 0; c < 3; c++) t[c] = bench_malloc((size_t)R * sizeof(double));
+        double *t[4];
+        double rec[4] = {0, 0, 0, 0};
+        int64_t rcol[4] = {-1, -1, -1, -1};
+        for (int c = 0; c < 4; c++) t[c] = bench_malloc((size_t)R * sizeof(double));
         for (int r = -1; r < R; r++)
-            for (int c = 0; c < 3; c++) {
+            for (int c = 0; c < 4; c++) {
                 ops->restore(st);
                 ft_inject_clear(ctx);
                 if (c > 0) {
                     ft_fault_t f = {.region = FT_REGION_TRAILING, .row = n - 1, .col = col,
-                                    .bit = -1, .value = 1.0, .call = -1, .step = step};
+                                    .bit = -1, .value = c == 3 ? 0.0 : 1.0, .call = -1,
+                                    .step = step};
                     if (ft_inject_add(ctx, &f)) bench_die("ft_inject_add");
                 }
                 ft_context_set_qrf(ctx, c == 1 ? F : NULL);
@@ -89,7 +104,9 @@ static inline int bench_recovery_main(int argc, char **argv, const char *name, c
                 const double dt = bench_now() - t0;
                 if (rc) bench_die("n=%lld case %d: status %d (%s)", (long long)n, c, rc,
                                   ft_strerror(rc));
-                if (c > 0 && (rep.recovered != 1 || rep.recovery != (c == 1 ? 1 : 2)))
+                if (c == 3 && (rep.detected != 0 || rep.recovered != 0))
+                    bench_die("n=%lld noop: detected %lld", (long long)n, (long long)rep.detected);
+                if ((c == 1 || c == 2) && (rep.recovered != 1 || rep.recovery != c))
                     bench_die("n=%lld case %d: recovered %lld recovery %d", (long long)n, c,
                               (long long)rep.recovered, rep.recovery);
                 if (r >= 0) {
@@ -99,14 +116,19 @@ static inline int bench_recovery_main(int argc, char **argv, const char *name, c
                 }
             }
         ft_context_set_qrf(ctx, NULL);
-        static const char *cn[3] = {"none", "update", "refactor"};
+        static const char *cn[4] = {"none", "update", "refactor", "noop"};
         const bench_stats_t b0 = bench_stats(t[0], R);
-        for (int c = 0; c < 3; c++) {
+        for (int c = 0; c < 4; c++) {
             const bench_stats_t b = bench_stats(t[c], R);
             printf("  %6lld %-9s %10.4f %10.4f %10.4f %7.4f %9.4f %10lld\n", (long long)n, cn[c],
                    b.med, b.min, b.max, b.med / b0.med, rec[c], (long long)rcol[c]);
-            free(t[c]);
         }
+        {
+            const bench_stats_t bu = bench_stats(t[1], R), bz = bench_stats(t[3], R);
+            printf("  %6lld update/noop %.4f (the recovery's own cost; noop/none %.4f: what "
+                   "injecting costs)\n", (long long)n, bu.med / bz.med, bz.med / b0.med);
+        }
+        for (int c = 0; c < 4; c++) free(t[c]);
         fflush(stdout);
         ops->teardown(st);
         free(h);
