@@ -139,6 +139,16 @@ static int check_sums(qr_t *g, int64_t i, int full)
     return FT_SUCCESS;
 }
 
+/* Does block b fail by the sizes of the last check_sums(full = 0): a row or a norm above its
+ * threshold, or not finite? */
+int qr_block_fails_sizes(const qr_t *g, int64_t b)
+{
+    const double thr = g->thrb[b], *z = g->hRes + 2 * QR_NCS * b; /* max, norm of r, s, t */
+    for (int c = 0; c < 2 * QR_NCS; c++)
+        if (!(z[c] <= thr)) return 1;
+    return 0;
+}
+
 /* The residuals of the last check_sums(full = 0) all clean (no row above its block's threshold,
  * no norm above it: what analyse() would find, from the sizes alone); the rounding measured on
  * them into noise_ref and max_ratio. 0: something fails (or is not finite): the full analysis. */
@@ -146,10 +156,9 @@ static int sizes_clean(qr_t *g)
 {
     double noise = -1.0, ratio = g->max_ratio;
     for (int64_t b = 0; b < g->ncb; b++) {
-        const double thr = g->thrb[b], bd = g->boundb[b];
+        const double bd = g->boundb[b];
         const double *z = g->hRes + 2 * QR_NCS * b; /* max, norm of r, s, t */
-        for (int c = 0; c < QR_NCS; c++)
-            if (!(z[2 * c] <= thr) || !(z[2 * c + 1] <= thr)) return 0;
+        if (qr_block_fails_sizes(g, b)) return 0;
         if (!(bd > 0)) continue;
         double x = z[0] > z[2] ? z[0] : z[2];
         if (z[4] > x) x = z[4];
@@ -745,7 +754,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
     /* something fails: the failing checksum blocks the loop left behind are brought up to date
      * first, so that their residuals are what the analysis expects (the error's image under all
      * the reflectors, not part of them) */
-    FT_CHECK(qr_cs_catch_up(g, i, 0));
+    FT_CHECK(qr_cs_catch_up(g, i));
     g->tc_catch += ft_wtime() - ta;
     FT_CHECK(check_sums(g, i, 1));
     /* the rounding actually seen at this check: the blocks that pass (each block analysed

@@ -309,12 +309,14 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok);
 int qr_recovery_update(qr_t *g, int64_t i, int64_t j);
 int qr_recovery_replace(qr_t *g, int64_t j);
 int qr_refactor(qr_t *g, int64_t P);
-/* Bring the checksum blocks that fail (by the sizes of the last check_sums(full = 0), or
- * every block when all = 1) up to the state at boundary i: the panels that skipped them (the
- * loop updates only the blocks a panel reaches). A block that passes needs nothing: what was
- * skipped are orthogonal transformations of its rows below its last column, which keep the
- * norm its passing check bounds (docs/qr.md, "Checksum columns and weights"). */
-int qr_cs_catch_up(qr_t *g, int64_t i, int all);
+/* Bring the checksum blocks that fail (qr_block_fails_sizes) up to the state at boundary i:
+ * the panels that skipped them (the loop updates only the blocks a panel reaches). A block
+ * that passes needs nothing: what was skipped are orthogonal transformations of its rows below
+ * its last column, which keep the norm its passing check bounds (docs/qr.md, "Checksum
+ * columns and weights"). */
+int qr_cs_catch_up(qr_t *g, int64_t i);
+/* qr_checks.c: does checksum block b fail by the sizes of the last check_sums(full = 0)? */
+int qr_block_fails_sizes(const qr_t *g, int64_t b);
 /* qr_api.c: the factorization for ft_dgels, with an FT factor F (QR-update recovery). */
 int qr_geqrf_factor(ft_context_t *ctx, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n,
                     double *A, ft_int lda, double *tau, ft_report_t *report);

@@ -156,39 +156,33 @@ static int reflect_vec_t(qr_t *g, int64_t p0, int64_t p1, double *x)
 /* Panels whose reflectors have been applied to the state at boundary i. */
 static int64_t panels_done(const qr_t *g, int64_t i) { return i >= g->k ? g->np : i / g->nb; }
 
-/* Does checksum block b fail by the sizes of the last check_sums(full = 0)? */
-static int block_fails_sizes(const qr_t *g, int64_t b)
+/* The first panel checksum block b has not had at the state of pd panels done, or pd when it
+ * is up to date: block b is skipped from panel pb = ceil((b + 1) nbc / nb) on (panel p updates
+ * the blocks from p nb / nbc), so it holds panels 0 .. max(cs_upto, csb[b], pb) - 1 */
+static int64_t cs_missing_from(const qr_t *g, int64_t b, int64_t pd)
 {
-    const double thr = g->thrb[b], *z = g->hRes + 2 * QR_NCS * b; /* max, norm of r, s, t */
-    for (int c = 0; c < 2 * QR_NCS; c++)
-        if (!(z[c] <= thr)) return 1;
-    return 0;
+    const int64_t pb = ((b + 1) * g->nbc + g->nb - 1) / g->nb;
+    int64_t from = g->cs_upto > g->csb[b] ? g->cs_upto : g->csb[b];
+    if (pb > from) from = pb;
+    return from < pd ? from : pd;
 }
 
-int qr_cs_catch_up(qr_t *g, int64_t i, int all)
+int qr_cs_catch_up(qr_t *g, int64_t i)
 {
     const ft_backend_t *be = g->be;
-    const int64_t pd = panels_done(g, i), nb = g->nb, nbc = g->nbc;
-    /* block b is skipped from panel pb = ceil((b + 1) nbc / nb) on (panel p updates the blocks
-     * from p nb / nbc); it holds panels 0 .. max(cs_upto, csb[b], pb) - 1 */
+    const int64_t pd = panels_done(g, i);
     int any = 0;
-    for (int64_t b = 0; b < g->ncb && !any; b++) {
-        const int64_t pb = ((b + 1) * nbc + nb - 1) / nb;
-        int64_t from = g->cs_upto > g->csb[b] ? g->cs_upto : g->csb[b];
-        if (pb > from) from = pb;
-        any = from < pd && (all || block_fails_sizes(g, b));
-    }
+    for (int64_t b = 0; b < g->ncb && !any; b++)
+        any = cs_missing_from(g, b, pd) < pd && qr_block_fails_sizes(g, b);
     if (!any) return FT_SUCCESS;
     FT_CHECK(be->sync(g->qs));
     if (g->qck) FT_CHECK(be->sync(g->qck));
     FT_CHECK(be->sync(g->qm));
     /* the reflectors about to be applied, against their checkpoint */
-    FT_CHECK(qr_q_verify(g, pd * nb, i / nb, 1));
+    FT_CHECK(qr_q_verify(g, pd * g->nb, i / g->nb, 1));
     for (int64_t b = 0; b < g->ncb; b++) {
-        const int64_t pb = ((b + 1) * nbc + nb - 1) / nb;
-        int64_t from = g->cs_upto > g->csb[b] ? g->cs_upto : g->csb[b];
-        if (pb > from) from = pb;
-        if (from >= pd || !(all || block_fails_sizes(g, b))) continue;
+        const int64_t from = cs_missing_from(g, b, pd);
+        if (from >= pd || !qr_block_fails_sizes(g, b)) continue;
         FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', from, pd, QR_NCS, g->dCS + QR_NCS * b * g->m,
                                      g->m, g->dWc));
         g->csb[b] = pd;
