@@ -22,14 +22,86 @@ static double *dev_alloc(const ft_backend_t *be, size_t n)
     return p;
 }
 
+/* --lasr: dlasr ('F' and 'B') on an m x n block (the checksum columns, one vector, or wide)
+ * and zero_to_hess on an m x n upper trapezoid, the streaming sweep against the scan sweep
+ * (FTLA_LASR), alternated; bytes = one read and one write of the block (16 m n; z2h: of the
+ * trapezoid). */
+static int bench_lasr(const ft_backend_t *be, ft_queue_t *q, int64_t m, const int *LN, int nL,
+                      int runs)
+{
+    const givens_kernels_t *K = givens_kernels_cuda_fused();
+    const char *modes[2] = {"stream", "scan"};
+    printf("# op m n sweep runs median_s min_s max_s GB/s ratio_stream_over_this maxdiff\n");
+    for (int il = 0; il < nL; il++) {
+        const int64_t n = LN[il], mn = m * n;
+        double *h = bench_malloc((size_t)mn * sizeof(double)), *hc = bench_malloc((size_t)m * sizeof(double)),
+               *hs = bench_malloc((size_t)m * sizeof(double)), *out[2];
+        bench_fill(h, (size_t)mn, 5 + (uint64_t)n);
+        bench_fill(hc, (size_t)m, 9);
+        for (int64_t p = 0; p < m; p++) {
+            const double th = 3.0 * hc[p];
+            hc[p] = cos(th);
+            hs[p] = sin(th);
+        }
+        double *d0 = dev_alloc(be, (size_t)mn), *d = dev_alloc(be, (size_t)mn),
+               *dc = dev_alloc(be, (size_t)m), *ds = dev_alloc(be, (size_t)m),
+               *dx = dev_alloc(be, (size_t)m), *dsub = dev_alloc(be, (size_t)n + 1);
+        be->set_matrix(q, m, n, h, m, d0, m);
+        be->set_matrix(q, m, 1, hc, m, dc, m);
+        be->set_matrix(q, m, 1, hs, m, ds, m);
+        for (int op = 0; op < 3; op++) {
+            double t[2][1024];
+            for (int r = -1; r < runs; r++)
+                for (int md = 0; md < 2; md++) {
+                    setenv("FTLA_LASR", modes[md], 1);
+                    be->copy_matrix(q, m, n, d0, m, d, m);
+                    be->copy_matrix(q, m, 1, d0, m, dx, m);
+                    be->sync(q);
+                    const double t0 = bench_now();
+                    int st = op == 2 ? K->zero_to_hess(q, m, n, dx, d, m, dsub, dc, ds)
+                                     : K->lasr(q, op ? 'B' : 'F', m, n, dc, ds, d, m);
+                    if (st || be->sync(q)) bench_die("lasr failed");
+                    if (r >= 0) t[md][r] = bench_now() - t0;
+                    if (r == runs - 1) {
+                        out[md] = bench_malloc((size_t)mn * sizeof(double));
+                        be->get_matrix(q, m, n, d, m, out[md], m);
+                        be->sync(q);
+                    }
+                }
+            unsetenv("FTLA_LASR");
+            double mx = bench_absmax(out[0], (size_t)mn), diff = 0;
+            for (int64_t e = 0; e < mn; e++) diff = fmax(diff, fabs(out[0][e] - out[1][e]));
+            const double dm = (double)m, dn = (double)n; /* z2h: the upper trapezoid */
+            const double up = n <= m ? dn * (dn + 1) / 2 : dm * (dm + 1) / 2 + (dn - dm) * dm;
+            const double bytes = 16.0 * (op == 2 ? up : (double)mn);
+            bench_stats_t st0 = bench_stats(t[0], runs);
+            for (int md = 0; md < 2; md++) {
+                bench_stats_t sx = bench_stats(t[md], runs);
+                printf("%s %lld %lld %s %d %.6f %.6f %.6f %.1f %.2f %.2e\n",
+                       op == 2 ? "z2h" : (op ? "lasrB" : "lasrF"), (long long)m, (long long)n,
+                       modes[md], runs, sx.med, sx.min, sx.max, bytes / sx.med / 1e9,
+                       st0.med / sx.med, diff / mx);
+            }
+            free(out[0]), free(out[1]);
+        }
+        be->free(d0), be->free(d), be->free(dc), be->free(ds), be->free(dx), be->free(dsub);
+        free(h), free(hc), free(hs);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    int N[BENCH_MAX_SIZES], nN = 0, runs = 7;
+    int N[BENCH_MAX_SIZES], nN = 0, runs = 7, LN[BENCH_MAX_SIZES], nL = 0, lm = 16384;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-N") && i + 1 < argc) bench_parse_list(argv[++i], "-N", N, &nN, 1, 65536);
+        else if (!strcmp(argv[i], "--lasr") && i + 1 < argc)
+            bench_parse_list(argv[++i], "--lasr", LN, &nL, 1, 65536);
+        else if (!strcmp(argv[i], "--lasr-m") && i + 1 < argc)
+            lm = bench_parse_int(argv[++i], "--lasr-m", 2, 1 << 20);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = bench_parse_int(argv[++i], "--runs", 1, 1000);
-        else bench_die("usage: bench_givens_gpu [-N n,n,...] [--runs r]");
+        else bench_die("usage: bench_givens_gpu [-N n,n,...] [--runs r] [--lasr n,n,... [--lasr-m m]]");
     }
     if (nN == 0) bench_parse_list("8192,16384", "-N", N, &nN, 1, 65536);
     if (!ft_cuda_available()) {
@@ -42,6 +114,7 @@ int main(int argc, char **argv)
     ft_queue_t *q = NULL;
     if (be->queue_create(ctx, NULL, &q)) bench_die("queue");
     /* plain, the two-launch fused steps (the default cuda-fused), the persistent kernel */
+    if (nL > 0) return bench_lasr(be, q, lm, LN, nL, runs);
     const givens_kernels_t *K[3] = {givens_kernels_cuda_plain(), givens_kernels_cuda_steps(),
                                     givens_kernels_cuda_persistent()};
     enum { NK = 3 };

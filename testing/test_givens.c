@@ -426,6 +426,19 @@ int main(int argc, char **argv)
         test_h2t_extreme(ctx, tabs[t], &rng, 1000, 1.0, 2);
         test_h2t_extreme(ctx, tabs[t], &rng, 700, 1.0, 2);
     }
+    /* both sweeps by name (FTLA_LASR; the default: the scan for zero_to_hess, and for dlasr up to 8192 columns): thin
+     * shapes (the checksums, one vector: several scan segments of 4096 steps, partial last
+     * segments and threads), a wide one, and the zero_to_hess fills */
+    const int64_t sw[][2] = {{2, 1},     {3, 2},     {17, 3},     {4097, 1},  {4098, 3},
+                             {8193, 5},  {20000, 192}, {20001, 7}, {70000, 2}, {300, 2049},
+                             {2049, 300}, {5000, 33}};
+    const char *modes[] = {"scan", "stream"};
+    for (int md = 0; md < 2; md++) {
+        setenv("FTLA_LASR", modes[md], 1);
+        for (size_t i = 0; i < sizeof sw / sizeof sw[0]; i++)
+            if (sw[i][0] <= cap && sw[i][1] <= cap) test_device(ctx, tabs[1], &rng, sw[i][0], sw[i][1]);
+    }
+    unsetenv("FTLA_LASR");
     ft_context_destroy(ctx);
     return tu_finish();
 }

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cuda_pipeline.h>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 
 extern "C" {
@@ -316,6 +317,140 @@ __global__ void __launch_bounds__(32) stream_sweep(int64_t np, int64_t n, const 
         }
     }
     if (act) a[0] = x;
+}
+
+/* ---- scan sweeps (a column's chain of rotations in parallel) ----------------------------------
+ * The streaming sweep runs each column's chain on one lane: m dependent steps, so a few columns
+ * (the checksums: 3 per block of columns; one vector) cost m steps of latency whatever their
+ * width (2.3 ms for 16384 rotations on 192 columns). But the chain is a first-order linear
+ * recurrence in the carry x: step t maps x to al_t x + c_t y_t (al = -s forward, +s backward;
+ * y_t the row the step reads), and affine maps compose. One block per column (grid-stride):
+ * a segment of LT * LK steps is loaded coalesced into shared memory; each thread composes its
+ * LK steps from carry 0 (the map (A, B): x_out = A x_in + B, A a product of sines), an
+ * exclusive scan over the block's threads (warp shuffles, then the warps' totals) gives each
+ * thread its carry from the segment's, and the thread runs its steps again from there, writing
+ * the outputs in place; they go back coalesced. |al| <= 1, so no partial map grows: the error is
+ * that of the serial chain in another order of summation.
+ *   FWD: steps p = 0 .. np-1, y = a[p+1], output row p, carry from a[0], last carry -> a[np].
+ *   !FWD: p = top .. 0, y = a[p], output row p+1, carry from a[top+1], last -> a[0]. TRI
+ *     (zero_to_hess): column j starts at top = min(j, np-1); for j <= np-1 its row j+1 is the
+ *     zero below the diagonal: carry 0, and the first output (the fill -s_j a_j) goes to sub[j].
+ * Every element is read and written once; c and s are staged with the segment (coalesced, not
+ * one 128-byte line a thread through L1: that cost 4.5 us a segment). */
+constexpr int LT = 256, LK = 16, LSEG = LT * LK, LPAD = LK + 1;
+constexpr size_t SCAN_SMEM = 3 * LT * LPAD * sizeof(double); /* 104 KB: two blocks a multiprocessor */
+
+/* exclusive scan of the affine maps (a, b) over the block's threads in thread order (thread t
+ * gets the composition of threads 0 .. t-1's maps): (a2, b2) after (a1, b1) = (a2 a1, a2 b1 +
+ * b2). wa, wb: LT / 32 doubles of shared memory each. */
+__device__ __forceinline__ void affine_scan(double a, double b, double *pa, double *pb,
+                                            double *wa, double *wb)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    double ia = a, ib = b;
+    for (int o = 1; o < 32; o <<= 1) {
+        const double a2 = __shfl_up_sync(0xffffffffu, ia, o);
+        const double b2 = __shfl_up_sync(0xffffffffu, ib, o);
+        if (lane >= o) {
+            ib = ia * b2 + ib;
+            ia = ia * a2;
+        }
+    }
+    double ea = __shfl_up_sync(0xffffffffu, ia, 1), eb = __shfl_up_sync(0xffffffffu, ib, 1);
+    if (lane == 0) ea = 1.0, eb = 0.0;
+    if (lane == 31) wa[warp] = ia, wb[warp] = ib;
+    __syncthreads();
+    double qa = 1.0, qb = 0.0;
+    for (int w = 0; w < warp; w++) {
+        qb = wa[w] * qb + wb[w];
+        qa = wa[w] * qa;
+    }
+    *pa = ea * qa;
+    *pb = ea * qb + eb;
+}
+
+template <bool FWD, bool TRI>
+__global__ void __launch_bounds__(LT) scan_sweep(int64_t np, int64_t n, const double *c,
+                                                 const double *s, double *A, int64_t lda,
+                                                 double *sub)
+{
+    extern __shared__ double scan_smem[]; /* SCAN_SMEM: y, c, s of a segment */
+    double *seg = scan_smem, *cseg = seg + LT * LPAD, *sseg = cseg + LT * LPAD;
+    __shared__ double wa[LT / 32], wb[LT / 32];
+    __shared__ double carry_s;
+    const int tid = threadIdx.x;
+    for (int64_t jj = blockIdx.x; jj < n; jj += gridDim.x) {
+        const int64_t j = TRI ? n - 1 - jj : jj; /* TRI: the longest columns first */
+        double *a = A + j * lda;
+        const bool fill = TRI && j < np;
+        const int64_t top = TRI ? (j < np - 1 ? j : np - 1) : np - 1;
+        const int64_t nsteps = FWD ? np : top + 1;
+        double carry = FWD ? a[0] : (fill ? 0.0 : a[np]);
+        for (int64_t t0 = 0; t0 < nsteps; t0 += LSEG) {
+            const int nst = (int)(nsteps - t0 < LSEG ? nsteps - t0 : LSEG);
+            __syncthreads(); /* seg and carry_s free */
+            /* consecutive threads, consecutive rows: coalesced; every load unconditional (step
+             * 0 where past the end), so that all 3 LK are in flight at once */
+#pragma unroll
+            for (int q = 0; q < LK; q++) {
+                const int e = tid + q * LT;
+                const bool ok = e < nst;
+                const int64_t t = t0 + (ok ? e : 0), p = FWD ? t : top - t;
+                const double y = a[FWD ? t + 1 : top - t], cv = c[p], sv = s[p];
+                if (ok) {
+                    const int o = (e / LK) * LPAD + e % LK;
+                    seg[o] = y;
+                    cseg[o] = cv;
+                    sseg[o] = sv;
+                }
+            }
+            __syncthreads();
+            const int e0 = tid * LK;
+            const int cnt = nst - e0 <= 0 ? 0 : (nst - e0 > LK ? LK : nst - e0);
+            double *my = seg + tid * LPAD;
+            double cr[LK], sr[LK];
+            double ma = 1.0, mb = 0.0;
+#pragma unroll
+            for (int q = 0; q < LK; q++) {
+                if (q < cnt) {
+                    cr[q] = cseg[tid * LPAD + q];
+                    sr[q] = sseg[tid * LPAD + q];
+                    const double al = FWD ? -sr[q] : sr[q];
+                    mb = al * mb + cr[q] * my[q];
+                    ma = al * ma;
+                }
+            }
+            double pa, pb;
+            affine_scan(ma, mb, &pa, &pb, wa, wb);
+            double x = pa * carry + pb;
+#pragma unroll
+            for (int q = 0; q < LK; q++) {
+                if (q < cnt) {
+                    const double y = my[q];
+                    if (FWD) {
+                        my[q] = sr[q] * y + cr[q] * x;
+                        x = cr[q] * y - sr[q] * x;
+                    } else {
+                        my[q] = cr[q] * x - sr[q] * y;
+                        x = sr[q] * x + cr[q] * y;
+                    }
+                }
+            }
+            if (cnt > 0 && e0 + cnt == nst) carry_s = x;
+            __syncthreads();
+#pragma unroll
+            for (int q = 0; q < LK; q++) {
+                const int e = tid + q * LT;
+                if (e >= nst) break;
+                const int64_t t = t0 + e;
+                const double v = seg[(e / LK) * LPAD + e % LK];
+                if (TRI && fill && t == 0) sub[j] = v;
+                else a[FWD ? t : top - t + 1] = v;
+            }
+            carry = carry_s;
+        }
+        if (tid == 0) a[FWD ? np : 0] = carry;
+    }
 }
 
 /* zero x(0 .. np) bottom-up: rotations p = np-1 .. 0, x[0] := r, the rest 0. The serial
@@ -1130,16 +1265,58 @@ static int p_hess_to_tri(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t
     return FT_SUCCESS;
 }
 
-/* dlasr on the device with all rotations known: one streaming launch (shared by both tables) */
+/* Which sweep runs a dlasr or a zero_to_hess application. Measured on the H100 at m = 16384
+ * (bench_givens_gpu --lasr; bench/results/issue8-s9/bench_lasr_staged.txt): dlasr, the scan
+ * 18x faster on 3 columns, 39x on 192, 5.6x on 2048, the streaming sweep 1.28x faster on 16384
+ * columns (the scan then stages c and s once per column); zero_to_hess (the triangle), the scan
+ * as fast on a few columns and faster from there (2.65x at 2048, 1.62x at 16384).
+ * FTLA_LASR=scan or =stream forces one (tests, benchmarks). */
+constexpr int64_t SCAN_MAX_N = 8192;
+
+static int use_scan(int64_t n, int tri)
+{
+    const char *e = getenv("FTLA_LASR");
+    if (e && !strcmp(e, "scan")) return 1;
+    if (e && !strcmp(e, "stream")) return 0;
+    return tri || n <= SCAN_MAX_N;
+}
+
+static unsigned scan_grid(int64_t n) { return (unsigned)(n < 65535 ? n : 65535); }
+
+/* the scan's dynamic shared memory (above the 48 KB default), set once per device */
+static int scan_setup(void)
+{
+    int dev;
+    FTLA_CUDA_TRY(cudaGetDevice(&dev));
+    static int done[64];
+    if (dev >= 0 && dev < 64 && __atomic_load_n(&done[dev], __ATOMIC_ACQUIRE)) return FT_SUCCESS;
+    FTLA_CUDA_TRY(cudaFuncSetAttribute(scan_sweep<true, false>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SCAN_SMEM));
+    FTLA_CUDA_TRY(cudaFuncSetAttribute(scan_sweep<false, false>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SCAN_SMEM));
+    FTLA_CUDA_TRY(cudaFuncSetAttribute(scan_sweep<false, true>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)SCAN_SMEM));
+    if (dev >= 0 && dev < 64) __atomic_store_n(&done[dev], 1, __ATOMIC_RELEASE);
+    return FT_SUCCESS;
+}
+
+/* dlasr on the device with all rotations known: one launch (shared by both tables) */
 static int c_lasr(ft_queue_t *q, char direct, int64_t m, int64_t n, const double *c,
                   const double *s, double *A, int64_t lda)
 {
     if (m < 2 || n < 1) return FT_SUCCESS;
     cudaStream_t st = ftla_cuda_queue_stream(q);
-    const unsigned grid = (unsigned)cdiv(n, 32);
-    if (direct == 'F' || direct == 'f')
-        stream_sweep<true, false><<<grid, 32, 0, st>>>(m - 1, n, c, s, A, lda, NULL);
-    else stream_sweep<false, false><<<grid, 32, 0, st>>>(m - 1, n, c, s, A, lda, NULL);
+    const int fwd = direct == 'F' || direct == 'f';
+    const int sc = use_scan(n, 0) && scan_setup() == FT_SUCCESS;
+    if (!sc) (void)cudaGetLastError(); /* a device without the shared memory: the stream */
+    if (sc) {
+        if (fwd) scan_sweep<true, false><<<scan_grid(n), LT, SCAN_SMEM, st>>>(m - 1, n, c, s, A, lda, NULL);
+        else scan_sweep<false, false><<<scan_grid(n), LT, SCAN_SMEM, st>>>(m - 1, n, c, s, A, lda, NULL);
+    } else {
+        const unsigned grid = (unsigned)cdiv(n, 32);
+        if (fwd) stream_sweep<true, false><<<grid, 32, 0, st>>>(m - 1, n, c, s, A, lda, NULL);
+        else stream_sweep<false, false><<<grid, 32, 0, st>>>(m - 1, n, c, s, A, lda, NULL);
+    }
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }
@@ -1156,8 +1333,13 @@ static int f_zero_to_hess(ft_queue_t *q, int64_t m, int64_t n, double *x, double
     gen_zero<<<1, GT, 0, st>>>(m - 1, x, c, s);
     FTLA_CUDA_TRY(cudaGetLastError());
     if (n > 0) {
-        stream_sweep<false, true><<<(unsigned)cdiv(n, 32), 32, 0, st>>>(m - 1, n, c, s, R,
-                                                                                 ldr, sub);
+        const int sc = use_scan(n, 1) && scan_setup() == FT_SUCCESS;
+        if (!sc) (void)cudaGetLastError(); /* a device without the shared memory: the stream */
+        if (sc)
+            scan_sweep<false, true><<<scan_grid(n), LT, SCAN_SMEM, st>>>(m - 1, n, c, s, R, ldr, sub);
+        else
+            stream_sweep<false, true><<<(unsigned)cdiv(n, 32), 32, 0, st>>>(m - 1, n, c, s, R,
+                                                                             ldr, sub);
         FTLA_CUDA_TRY(cudaGetLastError());
     }
     return FT_SUCCESS;
