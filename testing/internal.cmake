@@ -40,3 +40,10 @@ endforeach()
 add_test(NAME test_reduce_cpu_1thread COMMAND test_reduce cpu)
 set_tests_properties(test_reduce_cpu_1thread PROPERTIES LABELS cpu TIMEOUT 300
   ENVIRONMENT FTLA_HOST_THREADS=1)
+
+# test_reflect — the cuda one-launch block-reflector kernel (the recovery's z = Q~^T a_j, the
+# checksum blocks' catch-up) against LAPACK dormqr; cuda only (the host runs the BLAS path).
+ftla_test_target(test_reflect)
+target_include_directories(test_reflect PRIVATE ${PROJECT_SOURCE_DIR}/src)
+add_test(NAME test_reflect_cuda COMMAND test_reflect cuda)
+set_tests_properties(test_reflect_cuda PROPERTIES LABELS gpu TIMEOUT 600 SKIP_RETURN_CODE 77)

@@ -5,12 +5,14 @@
  *   w = Q~^T a_j - S(:, j)                                          (paper Sec. 5.2)
  * is the whole damage, and it equals the residual of the plain checksum, r / sigma, which is
  * how the original column is itself checked (qr_checks.c). Two ways back:
- *   - QR update (Algorithm 1): zero w bottom-up with rotations J, apply them to S (upper
- *     Hessenberg in its first i columns; the subdiagonal in dSub), add the rotated w(0) to
- *     S(0, j) — formed as column j := J^T z with z = Q~^T a_j, free of the error's rounding —
- *     reduce to triangular top-down with G; the checksum columns take the same
- *     rotations, so the next check verifies the recovery itself. Q = Q~ J G: the rotations go
- *     to the FT factor (qrf.h).
+ *   - QR update (Algorithm 1, as a column replacement): column j := z = Q~^T a_j (S(:, j) + w,
+ *     formed from a_j, free of the error's rounding); zero z below row j bottom-up with
+ *     rotations J applied to the rows below j (upper Hessenberg there; the subdiagonal in
+ *     dSub), reduce that block to triangular top-down with G; the checksum columns take the
+ *     same rotations, so the next check verifies the recovery itself. Q = Q~ J G: the
+ *     rotations go to the FT factor (qrf.h), the identity above row j. Paper 004 zeroes w
+ *     through every row to e_1; stopping at row j gives the same QR from the trailing
+ *     (m - j) x (n - j) part of R alone.
  *   - re-factorization from the first panel the error reached: restore the columns from there
  *     on, apply the earlier (verified) reflectors to them and to the original checksums, and
  *     continue the loop from that panel: the output is LAPACK's layout.
@@ -123,14 +125,25 @@ static int source_columns(qr_t *g, int64_t j0, int64_t nc, double *dst, int64_t 
 
 /* X := op(H_p0 ... H_(p1-1)) X for the reflectors of panels p0 .. p1-1 stored in A (unit lower
  * V in the columns of each panel, T in dT): trans 'T' applies H_p0^T first, 'N' H_(p1-1) first.
- * X is m x nc (work memory, ld ldx); Wk nb x nc (ld nb). Each panel is LAPACK dlarfb with V in
- * place (qr_larfb, shared with ft_dormqr_gpu). */
+ * X is m x nc (work memory, ld ldx); Wk nb x nc (ld nb). A thin X (nc <= QR_THIN_X: the
+ * recovery's vector, a checksum block) goes to the backend's one-launch kernel where it has one;
+ * otherwise each panel is LAPACK dlarfb with V in place (qr_larfb, shared with ft_dormqr_gpu). */
+enum { QR_THIN_X = 8 };
+
 int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t p1, int64_t nc,
                         double *X, int64_t ldx, double *Wk)
 {
     const int64_t nb = g->nb;
     const int t = trans == 'T' || trans == 't';
-    if (nc <= 0) return FT_SUCCESS;
+    if (nc <= 0 || p1 <= p0) return FT_SUCCESS;
+    if (nc <= QR_THIN_X) {
+        const qr_solve_kernels_t *K = qr_solve_kernels(g->be);
+        int done = 0;
+        if (K && K->reflect)
+            FT_CHECK(K->reflect(q, t, g->m, g->k, nb, p0, p1, g->dA, g->ldda, g->dT, X, ldx, nc,
+                                &done));
+        if (done) return FT_SUCCESS;
+    }
     for (int64_t s = 0; s < p1 - p0; s++) {
         const int64_t p = t ? p0 + s : p1 - 1 - s;
         const int64_t i = p * nb, ib = qr_imin(nb, g->k - i);
@@ -140,16 +153,9 @@ int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t 
     return FT_SUCCESS;
 }
 
-/* x := (H_p0 ... H_(p1-1))^T x for one m-vector x in work memory: the backend's one-launch
- * kernel where it has one, else qr_apply_reflectors */
+/* x := (H_p0 ... H_(p1-1))^T x for one m-vector x in work memory */
 static int reflect_vec_t(qr_t *g, int64_t p0, int64_t p1, double *x)
 {
-    const qr_solve_kernels_t *K = qr_solve_kernels(g->be);
-    int done = 0;
-    if (K && K->reflect_vec)
-        FT_CHECK(K->reflect_vec(g->qm, 1, g->m, g->k, g->nb, p0, p1, g->dA, g->ldda, g->dT, x,
-                                &done));
-    if (done) return FT_SUCCESS;
     return qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, x, g->m, g->dWa);
 }
 
@@ -252,39 +258,52 @@ int qr_recovery_update(qr_t *g, int64_t i, int64_t j)
     double *dA = g->dA, *cJ = g->dRot, *sJ = cJ + m, *cG = sJ + m, *sG = cG + m;
     ft_queue_t *q = g->qm;
     const int64_t ip = i + 1 < m ? i + 1 : m; /* rows 0 .. ip-1: finished rows and row i */
+    const int64_t r0 = j + 1, hb = ip - r0;   /* the block below row j: rows r0 .. ip-1 (j < i) */
     double tp = ft_wtime();
-    /* J, the planes below row i: w(i+1 : m) into w(i); they mix trailing rows only (columns
-     * >= i; rows >= i hold no data left of column i) */
+    /* J, the planes below row i: z(i+1 : m) into z(i); they mix trailing rows only (columns
+     * >= i; rows >= i hold no data left of column i, and there w = z: S(:, j) is zero) */
     if (m - 1 > i) {
-        FT_CHECK(K->zero_to_hess(q, m - i, 0, g->dY + i, dA, ld, g->dSub, cJ + i, sJ + i));
+        FT_CHECK(K->zero_to_hess(q, m - i, 0, g->dZ + i, dA, ld, g->dSub, cJ + i, sJ + i));
         if (n > i) FT_CHECK(K->lasr(q, 'B', m - i, n - i, cJ + i, sJ + i, dA + i + i * ld, ld));
         FT_CHECK(K->lasr(q, 'B', m - i, nc, cJ + i, sJ + i, g->dCS + i, m));
     }
     FT_CHECK(rphase(g, q, QR_RPH_BELOW, &tp));
-    /* J, the planes above: rows 0 .. ip-1 are upper trapezoidal; the result is upper
-     * Hessenberg, its subdiagonal in dSub (Algorithm 1: k1 = J^T w, k2 = J^T R~) */
-    FT_CHECK(K->zero_to_hess(q, ip, n, g->dY, dA, ld, g->dSub, cJ, sJ));
-    FT_CHECK(K->lasr(q, 'B', ip, nc, cJ, sJ, g->dCS, m));
+    /* J, the planes from row j down: column j := z has nonzeros below its diagonal; rows
+     * r0 .. ip-1 of R~ right of column j are upper triangular: zero z(r0+1 .. ip-1) into z(r0)
+     * bottom-up with the rotations applied to that block (upper Hessenberg after, its
+     * subdiagonal in dSub), then z(r0) into z(j) with the plane (j, j+1) on columns > j. Rows
+     * above j are not touched: the work is the trailing (m - j) x (n - j) part, not all of R
+     * (paper 004 Algorithm 1 zeroes w to e_1 through every row; the QR that results is the
+     * same, Q = Q~ J G with the rotations above row j the identity) */
+    if (hb > 1) {
+        FT_CHECK(K->zero_to_hess(q, hb, n - r0, g->dZ + r0, dA + r0 + r0 * ld, ld, g->dSub + r0,
+                                 cJ + r0, sJ + r0));
+        FT_CHECK(K->lasr(q, 'B', hb, nc, cJ + r0, sJ + r0, g->dCS + r0, m));
+    }
+    FT_CHECK(K->zero_to_hess(q, 2, 0, g->dZ + j, dA, ld, g->dSub, cJ + j, sJ + j));
+    if (n > r0) FT_CHECK(K->lasr(q, 'B', 2, n - r0, cJ + j, sJ + j, dA + j + r0 * ld, ld));
+    FT_CHECK(K->lasr(q, 'B', 2, nc, cJ + j, sJ + j, g->dCS + j, m));
     FT_CHECK(rphase(g, q, QR_RPH_Z2H, &tp));
-    /* H^ = k2 + k1 e_j^T, k1 = +-||w|| e_1: column j of H^ is J^T (R~_j + w) = J^T z, formed
-     * from z (the same rotations) rather than as k2_j + k1, which would keep the rounding of the
-     * error in R~_j; its rows below j + 1 are zero up to rounding and not stored */
-    if (m - 1 > i) FT_CHECK(K->lasr(q, 'B', m - i, 1, cJ + i, sJ + i, g->dZ + i, m));
-    FT_CHECK(K->lasr(q, 'B', ip, 1, cJ, sJ, g->dZ, m));
+    /* column j: z(0 .. j) (z formed from a_j itself, not as S(:, j) + w, which would keep the
+     * rounding of the error); its rows below j hold its Householder vector, kept */
     FT_CHECK(be->copy_matrix(q, j + 1, 1, g->dZ, m, dA + j * ld, ld));
-    FT_CHECK(be->copy_matrix(q, 1, 1, g->dZ + j + 1, 1, g->dSub + j, 1)); /* j < i < ip */
-    /* G: H^ to triangular, top-down */
-    const int64_t ng = ip - 1 < n ? ip - 1 : n;
+    /* G: the block to triangular, top-down */
+    const int64_t ng = ip - 1 < n ? ip - 1 : n; /* the record's G: planes 0 .. ng-1 */
+    const int64_t ngl = hb - 1 < n - r0 ? hb - 1 : n - r0;
     FT_CHECK(rphase(g, q, QR_RPH_COLJ, &tp));
-    FT_CHECK(K->hess_to_tri(q, ip, n, dA, ld, g->dSub, cG, sG));
+    if (hb > 1 && n > r0) FT_CHECK(K->hess_to_tri(q, hb, n - r0, dA + r0 + r0 * ld, ld,
+                                                  g->dSub + r0, cG + r0, sG + r0));
     FT_CHECK(rphase(g, q, QR_RPH_H2T, &tp));
-    FT_CHECK(K->lasr(q, 'F', ng + 1, nc, cG, sG, g->dCS, m));
+    if (ngl > 0) FT_CHECK(K->lasr(q, 'F', ngl + 1, nc, cG + r0, sG + r0, g->dCS + r0, m));
     FT_CHECK(rphase(g, q, QR_RPH_CSUM, &tp));
     if (g->qrf) {
         double *h = malloc((size_t)(4 * m) * sizeof(double));
         if (!h) return FT_ERR_ALLOC;
         int st = be->get_matrix(q, m, 4, g->dRot, m, h, m);
         if (!st) st = be->sync(q);
+        /* the planes the update did not use are the identity: J above row j, G above r0 */
+        for (int64_t p = 0; p < j; p++) h[p] = 1.0, h[m + p] = 0.0;
+        for (int64_t p = 0; p < r0 && p < m; p++) h[2 * m + p] = 1.0, h[3 * m + p] = 0.0;
         if (!st) st = qrf_add(g->qrf, i, m - 1, ng, h, h + m, h + 2 * m, h + 3 * m);
         free(h);
         FT_CHECK(st);

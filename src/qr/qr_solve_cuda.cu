@@ -8,6 +8,7 @@
 #include "backend/cuda/cuda_internal.h"
 
 #include <cooperative_groups.h>
+#include <cstdlib>
 
 extern "C" {
 #include "qr/qr_solve_kernels.h"
@@ -138,92 +139,198 @@ __global__ void __launch_bounds__(ST) scale_k(int64_t m, int64_t n, double mul, 
 }
 
 
-/* ---- block reflectors to one vector (the recovery's z = Q~^T a_j) ----------------------------
- * x := H_(p1-1)^T ... H_p0^T x (trans) or H_p0 ... H_(p1-1) x, H_p = I - V_p T_p V_p^T, V_p the
- * unit lower trapezoid in A(i:m, i:i+ib), i = p nb. The cuBLAS path pays about seven launches
- * per panel for a vector (15-35 ms at m = 16384); here one cooperative launch runs all panels,
- * two grid barriers each: every block forms its rows' share of V^T x (a warp per column, lanes
- * along rows: coalesced), then every block sums the shares, applies T or T^T (T^T: a warp per
- * column of T, lanes along its rows; T: a thread per row, consecutive rows), and updates its
- * rows of x (a thread per row: consecutive rows, coalesced). V is read twice per panel, once
- * per phase. Served up to nb = 256 (the device panels' block size). */
-constexpr int VT = 256, VNB = 256; /* threads; the largest nb served (else the cuBLAS path) */
+/* ---- block reflectors to a few vectors (the recovery's z = Q~^T a_j, the checksums' catch-up) ---
+ * X := H_(p1-1)^T ... H_p0^T X (trans) or H_p0 ... H_(p1-1) X for the m x NX block X (NX <= 4),
+ * H_p = I - V_p T_p V_p^T, V_p the unit lower trapezoid in A(i:m, i:i+ib), i = p nb. The
+ * cuBLAS path pays about seven launches per panel for a thin X (12-35 ms at m = 16384); here
+ * one cooperative launch runs all panels.
+ * Rows are owned: 32-row chunk ch belongs to block ch mod G for the whole launch, so a block
+ * updates its rows of X with panel p (phase 3) and forms its share of panel p+1's V^T X (phase 1)
+ * without a grid barrier between them. Per panel:
+ *   phase 1 (rows):    part[c][v][b] = sum over block b's rows r >= i of V(r, c) X(r, v): a
+ *                      warp per RCB columns at a time, lanes along rows (coalesced), the sums
+ *                      over the block's chunks in registers, one butterfly per column;
+ *   phase 2 (columns): y[c][v] = sum over b of part[c][v][b]: a warp per (c, v), lanes along b;
+ *   phase 3 (columns): w2 = T^T y (trans) or T y: a warp per (c, v), lanes along T's column or
+ *                      row;
+ *   phase 4 (rows):    X(r, v) -= sum_c V(r, c) w2[c][v]: a warp per column residue (c = warp
+ *                      mod RW), lanes along rows, the warps' sums added in shared memory.
+ * Three grid barriers per panel (after 1, 2 and 3); phase 4 of panel p runs fused before phase 1
+ * of panel p+1. V is read twice per panel (phases 1 and 4), the least without keeping a panel
+ * on chip; the partial sums are G ib NX doubles. Deterministic: every sum in a fixed order.
+ * Served up to nb = VNB (the device panels' block size). */
+constexpr int VT = 256, VW = VT / 32; /* threads, warps */
+constexpr int VNB = 256;                        /* the largest nb served (else the cuBLAS path) */
+constexpr int VNX = 4;                          /* vectors per launch */
+constexpr int PU = 8; /* phase 4: columns a lane at a time (for two rows: 16 loads in flight) */
 
-__device__ __forceinline__ double vref(const double *A, int64_t lda, int64_t i, int64_t r, int c)
+/* V(r, c) of the panel at row i where ok, else 0. The load is unconditional (row i, column 0
+ * where !ok; the upper part where r - i <= c: inside the matrix either way), so that the
+ * unrolled loops issue all their loads before the first use: a load under a branch waited for
+ * its value before the next one (36-48 us a panel at m = 16384 before). */
+__device__ __forceinline__ double vref(const double *A, int64_t lda, int64_t i, int64_t r, int c,
+                                       bool ok)
 {
-    const int64_t d = r - i; /* row within the panel */
-    return d > c ? A[r + (i + c) * lda] : (d == c ? 1.0 : 0.0);
+    const int64_t rr = ok ? r : i;
+    const int cc = ok ? c : 0;
+    const double v = __ldg(A + rr + (i + cc) * lda);
+    const int64_t d = rr - i; /* row within the panel */
+    return !ok ? 0.0 : (d > cc ? v : (d == cc ? 1.0 : 0.0));
 }
 
-__global__ void __launch_bounds__(VT) reflect_vec_k(int trans, int64_t m, int64_t k, int64_t nb,
-                                                    int64_t p0, int64_t p1, const double *A,
-                                                    int64_t lda, const double *T, double *x,
-                                                    double *part)
+__device__ __forceinline__ double warp_sum(double v)
+{
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* the first 32-row chunk at or below row i that block b owns (chunks b, b + G, ...) */
+__device__ __forceinline__ int64_t first_chunk(int64_t i, int64_t b, int64_t G)
+{
+    const int64_t c0 = i / 32;
+    return b >= c0 ? b : b + (c0 - b + G - 1) / G * G;
+}
+
+template <int NX>
+__global__ void __launch_bounds__(VT, 2) reflect_k(int trans, int64_t m, int64_t k, int64_t nb,
+                                                int64_t p0, int64_t p1, const double *A,
+                                                int64_t lda, const double *T, double *X,
+                                                int64_t ldx, double *part, double *y, double *w2)
 {
     namespace cg = cooperative_groups;
     cg::grid_group grid = cg::this_grid();
-    __shared__ double w[VNB], w2[VNB];
+    __shared__ double w2s[VNB * NX];
+    __shared__ double red[VW][64][NX];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const int64_t G = gridDim.x, b = blockIdx.x;
-    for (int64_t s = 0; s < p1 - p0; s++) {
-        const int64_t p = trans ? p0 + s : p1 - 1 - s;
-        const int64_t i = p * nb, mi = m - i;
-        const int ib = (int)(k - i < nb ? k - i : nb);
-        const int64_t L = (mi + G - 1) / G, r0 = i + b * L, r1 = r0 + L < m ? r0 + L : m;
-        /* phase 1: part[b][c] = sum over rows r0 .. r1-1 of V(r, c) x(r) */
-        for (int c = warp; c < ib; c += VT / 32) {
-            /* four rows per lane in flight (the loads, not the adds, are the latency) */
-            double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-            for (int64_t r = r0 + lane; r < r1; r += 128) {
-                a0 += vref(A, lda, i, r, c) * __ldcg(x + r);
-                if (r + 32 < r1) a1 += vref(A, lda, i, r + 32, c) * __ldcg(x + r + 32);
-                if (r + 64 < r1) a2 += vref(A, lda, i, r + 64, c) * __ldcg(x + r + 64);
-                if (r + 96 < r1) a3 += vref(A, lda, i, r + 96, c) * __ldcg(x + r + 96);
+    const int64_t G = gridDim.x, b = blockIdx.x, nch = (m + 31) / 32, np = p1 - p0;
+    const int64_t gw = b * VW + warp, GW = G * VW; /* this warp among all the grid's warps */
+    for (int64_t s = 0; s <= np; s++) {
+        if (s > 0) { /* phase 4 of the previous panel */
+            const int64_t p = trans ? p0 + s - 1 : p1 - s;
+            const int64_t i = p * nb;
+            const int ib = (int)(k - i < nb ? k - i : nb);
+            for (int t = tid; t < ib * NX; t += VT) w2s[t] = __ldcg(w2 + t);
+            __syncthreads();
+            /* two of the block's chunks at a time (rows ra, rb of a lane): 32 loads in flight */
+            for (int64_t ch = first_chunk(i, b, G); ch < nch; ch += 2 * G) {
+                const int64_t ra = ch * 32 + lane, rb = (ch + G) * 32 + lane;
+                const bool va = ra >= i && ra < m, vb = ch + G < nch && rb >= i && rb < m;
+                double acca[NX], accb[NX];
+#pragma unroll
+                for (int v = 0; v < NX; v++) acca[v] = accb[v] = 0.0;
+                for (int c0 = warp; c0 < ib; c0 += PU * VW) {
+#pragma unroll
+                    for (int u = 0; u < PU; u++) {
+                        const int c = c0 + u * VW;
+                        const bool in = c < ib;
+                        const double xa = vref(A, lda, i, ra, c, in && va);
+                        const double xb = vref(A, lda, i, rb, c, in && vb);
+#pragma unroll
+                        for (int v = 0; v < NX; v++) {
+                            const double wv = w2s[(in ? c : 0) * NX + v];
+                            acca[v] += xa * wv;
+                            accb[v] += xb * wv;
+                        }
+                    }
+                }
+#pragma unroll
+                for (int v = 0; v < NX; v++) {
+                    red[warp][lane][v] = acca[v];
+                    red[warp][32 + lane][v] = accb[v];
+                }
+                __syncthreads();
+                for (int t = tid; t < 64 * NX; t += VT) {
+                    const int l = t & 63, v = t >> 6;
+                    const int64_t rr = (l < 32 ? ch : ch + G) * 32 + (l & 31);
+                    double sum = 0.0;
+#pragma unroll
+                    for (int w = 0; w < VW; w++) sum += red[w][l][v];
+                    if ((l < 32 || ch + G < nch) && rr >= i && rr < m)
+                        X[rr + v * ldx] = __ldcg(X + rr + v * ldx) - sum;
+                }
+                __syncthreads();
             }
-            double acc = (a0 + a1) + (a2 + a3);
-            for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-            if (lane == 0) part[b * VNB + c] = acc;
+        }
+        if (s == np) break;
+        const int64_t p = trans ? p0 + s : p1 - 1 - s;
+        const int64_t i = p * nb;
+        const int ib = (int)(k - i < nb ? k - i : nb);
+        const int64_t ch0 = first_chunk(i, b, G);
+        /* phase 1: RCB columns a warp at a time, two of the block's chunks at a time (sixteen
+         * loads in flight a lane; the sums stay in registers) */
+        constexpr int RCB = 8;
+        for (int cb = warp * RCB; cb < ib; cb += VW * RCB) {
+            double acc[RCB][NX];
+#pragma unroll
+            for (int cc = 0; cc < RCB; cc++)
+#pragma unroll
+                for (int v = 0; v < NX; v++) acc[cc][v] = 0.0;
+            for (int64_t ch = ch0; ch < nch; ch += 2 * G) {
+                const int64_t ra = ch * 32 + lane, rb = (ch + G) * 32 + lane;
+                const bool va = ra >= i && ra < m, vb = ch + G < nch && rb >= i && rb < m;
+                double xa[NX], xb[NX];
+#pragma unroll
+                for (int v = 0; v < NX; v++) { /* unconditional loads (row i where not valid) */
+                    const double ya = __ldcg(X + (va ? ra : i) + v * ldx);
+                    const double yb = __ldcg(X + (vb ? rb : i) + v * ldx);
+                    xa[v] = va ? ya : 0.0;
+                    xb[v] = vb ? yb : 0.0;
+                }
+#pragma unroll
+                for (int cc = 0; cc < RCB; cc++) {
+                    const bool in = cb + cc < ib;
+                    const double pa = vref(A, lda, i, ra, cb + cc, in && va);
+                    const double pb = vref(A, lda, i, rb, cb + cc, in && vb);
+#pragma unroll
+                    for (int v = 0; v < NX; v++) acc[cc][v] += pa * xa[v] + pb * xb[v];
+                }
+            }
+#pragma unroll
+            for (int cc = 0; cc < RCB; cc++)
+#pragma unroll
+                for (int v = 0; v < NX; v++) {
+                    const double t = warp_sum(acc[cc][v]);
+                    if (lane == 0 && cb + cc < ib) part[((int64_t)(cb + cc) * NX + v) * G + b] = t;
+                }
         }
         grid.sync();
-        /* phase 2: w = sum of the shares (every block), then
-         * trans: H^T x = x - V T^T (V^T x), w2 = T^T w, w2[c] = sum_{r <= c} T(r, c) w[r];
-         * else:  H x = x - V T (V^T x),     w2 = T w,   w2[r] = sum_{c >= r} T(r, c) w[c] */
-        for (int c = warp; c < ib; c += VT / 32) {
+        /* phase 2 */
+        for (int64_t u = gw; u < (int64_t)ib * NX; u += GW) {
             double acc = 0.0;
-            for (int64_t q = lane; q < G; q += 32) acc += __ldcg(part + q * VNB + c);
-            for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-            if (lane == 0) w[c] = acc;
+            for (int64_t q = lane; q < G; q += 32) acc += __ldcg(part + u * G + q);
+            acc = warp_sum(acc);
+            if (lane == 0) y[u] = acc;
         }
-        __syncthreads();
+        grid.sync();
+        /* phase 3: trans: w2[c] = sum_{r <= c} T(r, c) y[r]; else w2[r] = sum_{c >= r} T(r, c) y[c] */
         const double *Tp = T + p * nb * nb; /* ib x ib upper triangular, ld nb */
-        if (trans) {
-            for (int c = warp; c < ib; c += VT / 32) {
-                double acc = 0.0;
-                for (int r = lane; r <= c; r += 32) acc += Tp[r + (int64_t)c * nb] * w[r];
-                for (int o = 16; o > 0; o >>= 1) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-                if (lane == 0) w2[c] = acc;
-            }
-        } else {
-            for (int r = tid; r < ib; r += VT) {
-                double acc = 0.0;
-                for (int c = r; c < ib; c++) acc += Tp[r + (int64_t)c * nb] * w[c];
-                w2[r] = acc;
-            }
-        }
-        __syncthreads();
-        /* phase 3: x(r) -= sum_c V(r, c) w2[c], rows r0 .. r1-1 */
-        for (int64_t r = r0 + tid; r < r1; r += VT) {
-            double acc = 0.0, acc2 = 0.0;
-#pragma unroll 8
-            for (int c = 0; c < ib; c += 2) {
-                acc += vref(A, lda, i, r, c) * w2[c];
-                if (c + 1 < ib) acc2 += vref(A, lda, i, r, c + 1) * w2[c + 1];
-            }
-            acc += acc2;
-            x[r] = __ldcg(x + r) - acc; /* through L2: other blocks wrote x before */
+        for (int64_t u = gw; u < (int64_t)ib * NX; u += GW) {
+            const int c = (int)(u / NX), v = (int)(u % NX);
+            double acc = 0.0;
+            if (trans)
+                for (int r = lane; r <= c; r += 32)
+                    acc += Tp[r + (int64_t)c * nb] * __ldcg(y + r * NX + v);
+            else
+                for (int cc = c + lane; cc < ib; cc += 32)
+                    acc += Tp[c + (int64_t)cc * nb] * __ldcg(y + cc * NX + v);
+            acc = warp_sum(acc);
+            if (lane == 0) w2[u] = acc;
         }
         grid.sync();
     }
+}
+
+template <int NX>
+int launch_reflect(cudaStream_t st, int64_t grid, int trans, int64_t m, int64_t k,
+                          int64_t nb, int64_t p0, int64_t p1, const double *A, int64_t lda,
+                          const double *T, double *X, int64_t ldx, double *part, double *y,
+                          double *w2)
+{
+    void *args[] = {&trans, &m,  &k, &nb,   &p0,  &p1, (void *)&A, &lda,
+                    (void *)&T, &X, &ldx, &part, &y, &w2};
+    FTLA_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)reflect_k<NX>, dim3((unsigned)grid),
+                                              dim3(VT), args, 0, st));
+    return FT_SUCCESS;
 }
 
 } /* namespace */
@@ -267,38 +374,62 @@ static int c_scale(ft_queue_t *q, int64_t m, int64_t n, double mul, double *A, i
 }
 
 
-/* NULL-free: *done = 0 where the kernel cannot serve (nb > 256, no cooperative launch) */
-static int c_reflect_vec(ft_queue_t *q, int trans, int64_t m, int64_t k, int64_t nb, int64_t p0,
-                         int64_t p1, const double *A, int64_t lda, const double *T, double *x,
-                         int *done)
+/* *done = 0 where the kernel cannot serve (nb > VNB, no cooperative launch): X is untouched */
+static int c_reflect(ft_queue_t *q, int trans, int64_t m, int64_t k, int64_t nb, int64_t p0,
+                     int64_t p1, const double *A, int64_t lda, const double *T, double *X,
+                     int64_t ldx, int64_t nx, int *done)
 {
     *done = 0;
-    if (p1 <= p0 || m <= 0) {
+    if (p1 <= p0 || m <= 0 || nx <= 0) {
         *done = 1;
         return FT_SUCCESS;
     }
-    if (nb > VNB) return FT_SUCCESS;
+    if (nb > VNB || nb < 1) return FT_SUCCESS;
     int dev, coop = 0, sms = 0, per = 0;
     FTLA_CUDA_TRY(cudaGetDevice(&dev));
     FTLA_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
     FTLA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, reflect_vec_k, VT, 0));
+    /* one grid for every instance: the fewest co-resident blocks of any */
+    {
+        int p1b = 0, p2b = 0, p3b = 0, p4b = 0;
+        FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p1b, reflect_k<1>, VT, 0));
+        FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p2b, reflect_k<2>, VT, 0));
+        FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p3b, reflect_k<3>, VT, 0));
+        FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&p4b, reflect_k<4>, VT, 0));
+        per = p1b < p2b ? p1b : p2b;
+        if (p3b < per) per = p3b;
+        if (p4b < per) per = p4b;
+    }
     if (!coop || per < 1) return FT_SUCCESS;
+    /* 16 warps per multiprocessor; more blocks, more partial sums (FTLA_REFLECT_PER: tuning) */
+    int cap = 2;
+    {
+        const char *e = getenv("FTLA_REFLECT_PER");
+        if (e && atoi(e) >= 1 && atoi(e) <= 8) cap = atoi(e);
+    }
+    if (per > cap) per = cap;
     cudaStream_t st = ftla_cuda_queue_stream(q);
-    int64_t grid = (int64_t)sms; /* one block per multiprocessor: the barriers stay cheap */
-    const int64_t rows = (m + 31) / 32; /* no more blocks than 32-row chunks */
-    if (grid > rows) grid = rows;
+    int64_t grid = (int64_t)sms * per;
+    const int64_t chunks = (m + 31) / 32; /* no more blocks than 32-row chunks */
+    if (grid > chunks) grid = chunks;
+    const size_t need = ((size_t)grid * VNB * VNX + 2 * (size_t)VNB * VNX) * sizeof(double);
     double *part = NULL;
-    FT_CHECK(ftla_cuda_queue_scratch(q, (size_t)grid * VNB * sizeof(double), (void **)&part));
-    void *args[] = {&trans, &m, &k, &nb, &p0, &p1, (void *)&A, &lda, (void *)&T, &x, &part};
-    const cudaError_t e = cudaLaunchCooperativeKernel((const void *)reflect_vec_k,
-                                                      dim3((unsigned)grid), dim3(VT), args, 0, st);
-    FTLA_CUDA_TRY(e);
+    FT_CHECK(ftla_cuda_queue_scratch(q, need, (void **)&part));
+    double *y = part + (size_t)grid * VNB * VNX, *w2 = y + VNB * VNX;
+    for (int64_t v0 = 0; v0 < nx; v0 += VNX) {
+        double *Xv = X + v0 * ldx;
+        switch (nx - v0 < VNX ? nx - v0 : VNX) {
+        case 1: FT_CHECK(launch_reflect<1>(st, grid, trans, m, k, nb, p0, p1, A, lda, T, Xv, ldx, part, y, w2)); break;
+        case 2: FT_CHECK(launch_reflect<2>(st, grid, trans, m, k, nb, p0, p1, A, lda, T, Xv, ldx, part, y, w2)); break;
+        case 3: FT_CHECK(launch_reflect<3>(st, grid, trans, m, k, nb, p0, p1, A, lda, T, Xv, ldx, part, y, w2)); break;
+        default: FT_CHECK(launch_reflect<4>(st, grid, trans, m, k, nb, p0, p1, A, lda, T, Xv, ldx, part, y, w2)); break;
+        }
+    }
     *done = 1;
     return FT_SUCCESS;
 }
 
-static const qr_solve_kernels_t s_cuda = {"cuda", c_rot, c_transpose, c_scale, c_reflect_vec};
+static const qr_solve_kernels_t s_cuda = {"cuda", c_rot, c_transpose, c_scale, c_reflect};
 
 const qr_solve_kernels_t *qr_solve_kernels_cuda(void) { return &s_cuda; }
 

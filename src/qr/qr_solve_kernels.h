@@ -33,13 +33,15 @@ typedef struct qr_solve_kernels {
     /* A := mul A for the m x n A (ld lda): one step of LAPACK dlascl (the caller splits cto/cfrom
      * into factors that neither overflow nor underflow, as dlascl does). */
     int (*scale)(ft_queue_t *q, int64_t m, int64_t n, double mul, double *A, int64_t lda);
-    /* x := H_(p1-1)^T ... H_p0^T x (trans) or H_p0 ... H_(p1-1) x for the m-vector x, H_p =
+    /* X := H_(p1-1)^T ... H_p0^T X (trans) or H_p0 ... H_(p1-1) X for the m x nx block X
+     * (ld ldx; a few columns: the recovery's one vector, a checksum block's three), H_p =
      * I - V_p T_p V_p^T with V_p unit lower in A(i:m, i:i+ib) (ld lda), i = p nb, ib =
-     * min(nb, k - i), T_p at T + p nb nb (ld nb): one launch instead of BLAS calls per panel.
-     * May be NULL, or set *done = 0 and leave x alone: the caller uses the BLAS path. */
-    int (*reflect_vec)(ft_queue_t *q, int trans, int64_t m, int64_t k, int64_t nb, int64_t p0,
-                       int64_t p1, const double *A, int64_t lda, const double *T, double *x,
-                       int *done);
+     * min(nb, k - i), T_p at T + p nb nb (ld nb): one launch per four columns instead of BLAS
+     * calls per panel. May be NULL, or set *done = 0 and leave X alone: the caller uses the
+     * BLAS path. */
+    int (*reflect)(ft_queue_t *q, int trans, int64_t m, int64_t k, int64_t nb, int64_t p0,
+                   int64_t p1, const double *A, int64_t lda, const double *T, double *X,
+                   int64_t ldx, int64_t nx, int *done);
 } qr_solve_kernels_t;
 
 /* The table of a backend (never NULL for the host or cuda backend). */
