@@ -101,8 +101,9 @@ int main(void)
         /* + the sizes of a check's residuals (2 per checksum column), work and host */
         rw += 6 * B;
         rh += 6 * B;
-        /* + what catch-ups gave each checksum block (host, one int64 per block) */
-        rh += B;
+        /* + what catch-ups gave each checksum block, and which residuals each block has on the
+         * host (host, two int64 per block) */
+        rh += 2 * B;
         int64_t gw = qr_work_elems(m, n, nb), gh = qr_host_elems(m, n, nb);
         TU_CHECK(fits64(rw) ? gw == (int64_t)rw : gw == -1, "qr work elems %lld", (long long)gw);
         TU_CHECK(fits64(rh) ? gh == (int64_t)rh : gh == -1, "qr host elems %lld", (long long)gh);

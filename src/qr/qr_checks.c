@@ -112,34 +112,52 @@ void qr_threshold(qr_t *g)
     }
 }
 
-/* X = [R11 R12; 0 A22] EW (m x 3B) at panel boundary i into dX (the backend's qr_wsums: EW
- * is block diagonal, so a product with the dense EW would spend B times the flops on its
- * zeros; at n = 16384 its dtrmm and dgemm took most of the final check), then either only the
- * sizes of the residuals dCS - dX (full = 0: hRes, 2 numbers a checksum column, what a clean
- * check needs) or all of them (full = 1: hX, hC, what locating and correcting need); syncs
- * MAIN. */
-static int check_sums(qr_t *g, int64_t i, int full)
+/* What check_sums does: CS_X forms X = [R11 R12; 0 A22] EW (m x 3B) at panel boundary i into
+ * dX (the backend's qr_wsums: EW is block diagonal, so a product with the dense EW would spend
+ * B times the flops on its zeros; at n = 16384 its dtrmm and dgemm took most of the final
+ * check; without it dX is the last one formed, valid while A has not changed since); CS_SIZES
+ * brings back the sizes of the residuals dCS - dX (hRes, 2 numbers a checksum column: what a
+ * clean check needs, and which blocks fail); CS_FULL the residuals of the current block g->cb
+ * (its columns of hX, hC: what locating and correcting read; other blocks' come back when
+ * they are analysed, res_fetch); CS_STALE only marks the host residuals out of date (dCS
+ * changed). Syncs MAIN. */
+enum { CS_X = 1, CS_SIZES = 2, CS_FULL = 4, CS_STALE = 8 };
+
+/* Block b's residual columns (hX, hC) from work memory, unless they are current. */
+static int res_fetch(qr_t *g, int64_t b)
+{
+    if (g->hrg[b] == g->res_gen) return FT_SUCCESS;
+    const int64_t m = g->m, o = QR_NCS * b * m;
+    FT_CHECK(g->be->get_matrix(g->qm, m, QR_NCS, g->dX + o, m, g->hX + o, m));
+    FT_CHECK(g->be->get_matrix(g->qm, m, QR_NCS, g->dCS + o, m, g->hC + o, m));
+    FT_CHECK(g->be->sync(g->qm));
+    g->hrg[b] = g->res_gen;
+    return FT_SUCCESS;
+}
+
+static int check_sums(qr_t *g, int64_t i, int what)
 {
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n;
     FT_CHECK(be->sync(g->qs));
     const double t0 = ft_wtime();
     const int64_t c2 = QR_NCS * g->ncb;
-    FT_CHECK(be->qr_wsums(g->qm, m, n, i, g->dA, g->ldda, g->dEW, n, g->nbc, QR_NCS, g->dX, m));
-    if (full) {
-        g->res_gen++; /* hX, hC change: location_unique's sums are stale */
-        FT_CHECK(be->get_matrix(g->qm, m, c2, g->dX, m, g->hX, m));
-        FT_CHECK(be->get_matrix(g->qm, m, c2, g->dCS, m, g->hC, m));
-    } else {
+    if (what & CS_X)
+        FT_CHECK(be->qr_wsums(g->qm, m, n, i, g->dA, g->ldda, g->dEW, n, g->nbc, QR_NCS, g->dX,
+                              m));
+    if (what & (CS_X | CS_FULL | CS_STALE))
+        g->res_gen++; /* hX, hC out of date; location_unique's sums too */
+    if (what & CS_SIZES) {
         FT_CHECK(be->qr_res_sizes(g->qm, m, c2, g->dCS, g->dX, m, g->dRes));
         FT_CHECK(be->get_matrix(g->qm, 2 * c2, 1, g->dRes, 2 * c2, g->hRes, 2 * c2));
     }
     FT_CHECK(be->sync(g->qm));
+    if (what & CS_FULL) FT_CHECK(res_fetch(g, g->cb));
     g->tc_sums += ft_wtime() - t0;
     return FT_SUCCESS;
 }
 
-/* Does block b fail by the sizes of the last check_sums(full = 0): a row or a norm above its
+/* Does block b fail by the sizes of the last check_sums(CS_SIZES): a row or a norm above its
  * threshold, or not finite? */
 int qr_block_fails_sizes(const qr_t *g, int64_t b)
 {
@@ -149,7 +167,7 @@ int qr_block_fails_sizes(const qr_t *g, int64_t b)
     return 0;
 }
 
-/* The residuals of the last check_sums(full = 0) all clean (no row above its block's threshold,
+/* The residuals of the last check_sums(CS_SIZES) all clean (no row above its block's threshold,
  * no norm above it: what analyse() would find, from the sizes alone); the rounding measured on
  * them into noise_ref and max_ratio. 0: something fails (or is not finite): the full analysis. */
 static int sizes_clean(qr_t *g)
@@ -257,8 +275,9 @@ static double res_norm(const qr_t *g, int c, double mx)
  * Inf), then a short second pass for the rows it must name (the first row of the largest |r|,
  * the only failing row). Only where a check fails: a clean one is decided from the residuals'
  * sizes alone (sizes_clean). */
-static void analyse(const qr_t *g, analysis_t *a)
+static int analyse(qr_t *g, analysis_t *a)
 {
+    FT_CHECK(res_fetch(g, g->cb));
     const int64_t m = g->m;
     const double thr = g->thrb[g->cb];
     const int64_t o = QR_NCS * g->cb * m;
@@ -298,6 +317,22 @@ static void analyse(const qr_t *g, analysis_t *a)
     a->fr = a->nr > 0 || row_fails(a->rn, thr);
     a->fs = a->ns > 0 || row_fails(a->sn, thr);
     a->ft = a->nt > 0 || row_fails(a->tn, thr);
+    return FT_SUCCESS;
+}
+
+/* What analyse() finds for block b when it passes by the sizes of the last check_sums
+ * (CS_SIZES): nothing fails, and the maxima and norms are the sizes' (the same subtractions on
+ * the device). The host pass over the m rows of a block is then not needed: at a failing check
+ * only the failing blocks are read row by row (64 blocks of 16384 rows took 5 ms). */
+static void analysis_from_sizes(const qr_t *g, int64_t b, analysis_t *a)
+{
+    const double *z = g->hRes + 2 * QR_NCS * b; /* max, norm of r, s, t */
+    memset(a, 0, sizeof *a);
+    a->lmax = -1;
+    a->lonly = -1;
+    a->rmax = z[0], a->rn = z[1];
+    a->smax = z[2], a->sn = z[3];
+    a->tmax = z[4], a->tn = z[5];
 }
 
 /*
@@ -479,8 +514,8 @@ static int correct_column(qr_t *g, int64_t i, int64_t step, analysis_t *a, int *
     const double before = g->hcol0[l], after = g->hcol[l];
     FT_CHECK(g->be->set_matrix(g->qm, m, 1, g->hcol, m, col, g->ldda));
     analysis_t b;
-    FT_CHECK(check_sums(g, i, 1));
-    analyse(g, &b);
+    FT_CHECK(check_sums(g, i, CS_X | CS_FULL));
+    FT_CHECK(analyse(g, &b));
     if (clean_level(g, &b)) {
         g->rep->detected++;
         g->rep->located++;
@@ -495,8 +530,8 @@ static int correct_column(qr_t *g, int64_t i, int64_t step, analysis_t *a, int *
     }
     /* not (only) an error in a trailing column: put the column back */
     FT_CHECK(g->be->set_matrix(g->qm, m, 1, g->hcol0, m, col, g->ldda));
-    FT_CHECK(check_sums(g, i, 1));
-    analyse(g, a);
+    FT_CHECK(check_sums(g, i, CS_X | CS_FULL));
+    FT_CHECK(analyse(g, a));
     return FT_SUCCESS;
 }
 
@@ -554,8 +589,8 @@ static int recover_located(qr_t *g, int64_t i, int64_t step, int64_t j, analysis
     if (j >= i) FT_CHECK(qr_recovery_replace(g, j));
     else FT_CHECK(qr_recovery_update(g, i, j));
     const double tc = ft_wtime();
-    FT_CHECK(check_sums(g, i, 1));
-    analyse(g, a);
+    FT_CHECK(check_sums(g, i, CS_X | CS_FULL));
+    FT_CHECK(analyse(g, a));
     if (g->prof) g->ph_rec[QR_RPH_CHECK] += ft_wtime() - tc;
     g->trec += ft_wtime() - t0;
     if (!clean_level(g, a)) {
@@ -666,13 +701,13 @@ static int verify_block(qr_t *g, int64_t i, int64_t step, const analysis_t *a0)
                 FT_CHECK(g->be->get_elem(g->qm, p, &before[t]));
                 FT_CHECK(g->be->set_elem(g->qm, p, 0.0));
             }
-            FT_CHECK(check_sums(g, i, 1));
+            FT_CHECK(check_sums(g, i, CS_X | CS_FULL));
             for (int64_t t = 0; t < nF; t++) {
                 after[t] = (res_r(g, F[t])) / g->sigma; /* scaled units */
                 FT_CHECK(g->be->set_elem(g->qm, g->dA + F[t] + J[t] * g->ldda, after[t]));
             }
-            FT_CHECK(check_sums(g, i, 1));
-            analyse(g, &a);
+            FT_CHECK(check_sums(g, i, CS_X | CS_FULL));
+            FT_CHECK(analyse(g, &a));
             /* Every check, rows and aggregate, must be left at the clean level (clean residuals
              * measure below tau/4, docs/qr.md), not merely pass: an error already spread by an
              * update shows its largest row alone above tau, and "correcting" that row leaves
@@ -698,8 +733,8 @@ static int verify_block(qr_t *g, int64_t i, int64_t step, const analysis_t *a0)
              * treat the whole as one error below, never as corrected. */
             for (int64_t t = 0; t < nF; t++)
                 FT_CHECK(g->be->set_elem(g->qm, g->dA + F[t] + J[t] * g->ldda, before[t]));
-            FT_CHECK(check_sums(g, i, 1));
-            analyse(g, &a);
+            FT_CHECK(check_sums(g, i, CS_X | CS_FULL));
+            FT_CHECK(analyse(g, &a));
         }
     }
     rep->detected++;
@@ -742,7 +777,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
     if (!g->checkable || g->not_recovered || g->uncorrectable) return FT_SUCCESS;
     double t0 = ft_wtime();
     g->rep->checks += g->m * g->ncb;
-    FT_CHECK(check_sums(g, i, 0));
+    FT_CHECK(check_sums(g, i, CS_X | CS_SIZES));
     const double ta = ft_wtime();
     if (sizes_clean(g)) { /* the common case: no residual comes back */
         const double t1 = ft_wtime();
@@ -754,17 +789,21 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
     /* something fails: the failing checksum blocks the loop left behind are brought up to date
      * first, so that their residuals are what the analysis expects (the error's image under all
      * the reflectors, not part of them) */
+    g->qv_c1 = 0; /* Q is verified once per check (qr_q_verify): on */
     FT_CHECK(qr_cs_catch_up(g, i));
     g->tc_catch += ft_wtime() - ta;
-    FT_CHECK(check_sums(g, i, 1));
+    /* dX is current (the catch-up changed dCS alone): the sizes again */
+    FT_CHECK(check_sums(g, i, CS_STALE | CS_SIZES));
     /* the rounding actually seen at this check: the blocks that pass (each block analysed
-     * once: a block acted on below is analysed again only after a change) */
+     * once: a block acted on below is analysed again only after a change); a block that passes
+     * by its sizes is not read row by row */
     analysis_t an[QR_VERIFY_BLOCKS];
     const int cache = g->ncb <= QR_VERIFY_BLOCKS;
     g->noise_ref = -1.0;
     for (g->cb = 0; g->cb < g->ncb; g->cb++) {
         analysis_t a;
-        analyse(g, &a);
+        if (qr_block_fails_sizes(g, g->cb)) FT_CHECK(analyse(g, &a));
+        else analysis_from_sizes(g, g->cb, &a);
         if (cache) an[g->cb] = a;
         const double bd = g->boundb[g->cb];
         if (fails(&a) || !(bd > 0)) continue;
@@ -774,11 +813,14 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
     }
     /* An element that became Inf/NaN makes its row of X non-finite in every block (0 * Inf in
      * the product with the block-diagonal weights): its own block is handled first, and its
-     * correction clears the others. */
+     * correction clears the others. (A non-finite residual fails its block's sizes.) */
     int64_t first = 0;
+    for (int64_t b = 0; b < g->ncb; b++)
+        if (qr_block_fails_sizes(g, b)) FT_CHECK(res_fetch(g, b));
     for (int64_t l = 0, found = 0; l < g->m && !found; l++)
         for (g->cb = 0; g->cb < g->ncb; g->cb++)
-            if (!isfinite(res_r(g, l)) || !isfinite(res_s(g, l))) {
+            if (qr_block_fails_sizes(g, g->cb) &&
+                (!isfinite(res_r(g, l)) || !isfinite(res_s(g, l)))) {
                 const int64_t lo = l < i ? l : i, cnt = g->n - lo;
                 if (cnt > 0) {
                     FT_CHECK(g->be->get_matrix(g->qm, 1, cnt, g->dA + l + lo * g->ldda, g->ldda,
@@ -799,11 +841,18 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         g->cb = t == 0 ? first : (t <= first ? t - 1 : t);
         analysis_t a;
         if (cache && !changed) a = an[g->cb];
-        else analyse(g, &a);
-        if (fails(&a)) changed = 1;
+        else if (qr_block_fails_sizes(g, g->cb)) FT_CHECK(analyse(g, &a));
+        else analysis_from_sizes(g, g->cb, &a);
+        const int acted = fails(&a);
         FT_CHECK(verify_block(g, i, step, &a));
         if (g->not_recovered || g->uncorrectable) break;
+        if (acted) { /* the sizes of every block now (dX is the current one: each action that
+                      * changes A forms it again) */
+            changed = 1;
+            FT_CHECK(check_sums(g, i, CS_SIZES));
+        }
     }
+    g->qv_c1 = -1;
     const double t1 = ft_wtime();
     g->tc_blocks += t1 - tb;
     g->tprot += t1 - t0;

@@ -172,9 +172,16 @@ typedef struct {
      * of Q against its checkpoint */
     double tc_enc, tc_sums, tc_an, tc_q;
     /* location_unique's row-independent sums for the residuals of one block (qr_checks.c),
-     * valid while res_gen (bumped by every full check_sums) is what they were formed from */
+     * valid while res_gen (bumped by every check_sums that forms X or asks for the residuals)
+     * is what they were formed from */
     int64_t res_gen, lu_gen, lu_cb;
+    int64_t *hrg; /* per block: the res_gen its columns of hX, hC were brought back at (host, B;
+                   * -1: never): a failing check reads only the blocks it analyses */
     double lu_mx, lu_s2, lu_t2;
+    /* within one failing check (qr_verify): Q's columns 0 .. qv_c1-1 and their T verified
+     * (qr_q_verify with use_t), so the recovery after the catch-up does not form the same
+     * sums again; -1 outside */
+    int64_t qv_c1;
     double tc_catch, tc_blocks; /* of tc_an: the checksum blocks' catch-up, the blocks' verdicts
                                  * (location, correction, recovery) */
     /* the sizes of a check's residuals (backend qr_res_sizes), 2 3B doubles: work, host */

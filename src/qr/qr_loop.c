@@ -233,14 +233,14 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
  * hC m x 3B, hX m x 3B, hrow n, hJ m (int64), hcol m, hcol0 m, hcnt n (int), thrb B, boundb B;
  * the checkpoint of Q: ckp and hQS CKP_NS k each (uint64), ckrec k, tau1 k, tau2 k; the panel
  * checks: hPslot 3 QR_PC_SL(nb) + 4 nb, vdig, tdig, hTD np nb each, hAD 2 np nb,
- * hR 3 (nb nb + nb); panels in work memory: hArr 3 (nb nb + nb); hRes 2 3B; csb B (int64). */
+ * hR 3 (nb nb + nb); panels in work memory: hArr 3 (nb nb + nb); hRes 2 3B; csb B, hrg B (int64). */
 int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {2 * nb, m, 2 * nb, nb, 64, nb, QR_NCS + 4, n, (2 * QR_NCS + 1) * B + 3, m,
                    2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 5 * np, nb,
-                   9 * nb + 3, nb, 2 * QR_NCS, B, 1, B}, e;
+                   9 * nb + 3, nb, 2 * QR_NCS, B, 2, B}, e;
     return ft_sum_of_products(14, t, &e) ? -1 : e;
 }
 
@@ -318,6 +318,8 @@ int qr_setup(qr_t *g)
     g->hRes = h, h += 2 * QR_NCS * B;
     g->csb = (int64_t *)h;
     for (int64_t b = 0; b < B; b++) g->csb[b] = 0;
+    g->hrg = g->csb + B;
+    for (int64_t b = 0; b < B; b++) g->hrg[b] = -1;
     g->dLw = NULL, g->lw_bytes = 0;
     if (g->gpanel) { /* the backend's LAPACK work for the first (tallest) panel */
         FT_CHECK(g->be->lapack_work(g->qm, m, nb, &g->lw_bytes));

@@ -142,6 +142,8 @@ static int repair_column(qr_t *g, int64_t c, const uint64_t *now, int64_t step)
 int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t)
 {
     if (!g->protect_q) return FT_SUCCESS;
+    /* verified a moment ago in the same check (nothing has written the vectors since) */
+    if (use_t && g->qv_c1 >= 0 && c1 <= g->qv_c1) return FT_SUCCESS;
     const double t0 = ft_wtime();
     const ft_backend_t *be = g->be;
     FT_CHECK(qr_q_records(g, g->ckdone, 1));
@@ -177,6 +179,7 @@ int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t)
     /* the T factors of the panels whose vectors were just verified (a recovery or a
      * re-factorization applies them) */
     if (use_t) FT_CHECK(qr_pc_tverify(g, qr_imin(c1, g->ckdone) / g->nb, step));
+    if (use_t && g->qv_c1 >= 0 && c1 > g->qv_c1) g->qv_c1 = c1; /* inside a check: see qr_t */
     g->tprot += ft_wtime() - t0;
     g->tc_q += ft_wtime() - t0;
     return FT_SUCCESS;
