@@ -77,7 +77,7 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     if (F) qrf_reset(F, m, n);
     if (k == 0) return FT_SUCCESS;
 
-    qr_t g = {.call = c, .m = m, .n = n, .k = k, .tau = tau, .located_col = -1, .qv_c1 = -1,
+    qr_t g = {.call = c, .m = m, .n = n, .k = k, .tau = tau, .located_col = -1, .qv_c1 = -1, .qv_final = -1,
               .refactor_from = -1, .qrf = F, .path = F ? QR_PATH_UPDATE : QR_PATH_REFACTOR};
     /* the work memory of the larger block size of the two placements, for the choice of the
      * backend; the placement and block size once it is known */

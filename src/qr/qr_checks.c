@@ -774,6 +774,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         FT_CHECK(g->be->sync(g->qm));
         qr_threshold(g);
     }
+    g->qv_final = -1; /* set below only by a recovery at the final check */
     if (!g->checkable || g->not_recovered || g->uncorrectable) return FT_SUCCESS;
     double t0 = ft_wtime();
     g->rep->checks += g->m * g->ncb;
@@ -852,6 +853,9 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
             FT_CHECK(check_sums(g, i, CS_SIZES));
         }
     }
+    /* the final check verified all of Q (a recovery's sums, nothing has written the vectors
+     * since): the end of the call need not form them again */
+    g->qv_final = i >= g->k ? g->qv_c1 : -1;
     g->qv_c1 = -1;
     const double t1 = ft_wtime();
     g->tc_blocks += t1 - tb;

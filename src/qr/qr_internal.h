@@ -182,6 +182,7 @@ typedef struct {
      * (qr_q_verify with use_t), so the recovery after the catch-up does not form the same
      * sums again; -1 outside */
     int64_t qv_c1;
+    int64_t qv_final; /* what the final check verified of Q that way (-1: nothing) */
     double tc_catch, tc_blocks; /* of tc_an: the checksum blocks' catch-up, the blocks' verdicts
                                  * (location, correction, recovery) */
     /* the sizes of a check's residuals (backend qr_res_sizes), 2 3B doubles: work, host */

@@ -179,7 +179,8 @@ int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t)
     /* the T factors of the panels whose vectors were just verified (a recovery or a
      * re-factorization applies them) */
     if (use_t) FT_CHECK(qr_pc_tverify(g, qr_imin(c1, g->ckdone) / g->nb, step));
-    if (use_t && g->qv_c1 >= 0 && c1 > g->qv_c1) g->qv_c1 = c1; /* inside a check: see qr_t */
+    if (use_t && g->qv_c1 >= 0 && qr_imin(c1, g->ckdone) > g->qv_c1)
+        g->qv_c1 = qr_imin(c1, g->ckdone); /* inside a check: see qr_t */
     g->tprot += ft_wtime() - t0;
     g->tc_q += ft_wtime() - t0;
     return FT_SUCCESS;
