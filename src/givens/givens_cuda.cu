@@ -1300,6 +1300,16 @@ static int scan_setup(void)
     return FT_SUCCESS;
 }
 
+/* the scan for n columns (use_scan) where the device gives it its shared memory; else 0 and
+ * the streaming sweep runs (a failed attribute call's error cleared) */
+static int scan_ok(int64_t n, int tri)
+{
+    if (!use_scan(n, tri)) return 0;
+    if (scan_setup() == FT_SUCCESS) return 1;
+    (void)cudaGetLastError();
+    return 0;
+}
+
 /* dlasr on the device with all rotations known: one launch (shared by both tables) */
 static int c_lasr(ft_queue_t *q, char direct, int64_t m, int64_t n, const double *c,
                   const double *s, double *A, int64_t lda)
@@ -1307,9 +1317,7 @@ static int c_lasr(ft_queue_t *q, char direct, int64_t m, int64_t n, const double
     if (m < 2 || n < 1) return FT_SUCCESS;
     cudaStream_t st = ftla_cuda_queue_stream(q);
     const int fwd = direct == 'F' || direct == 'f';
-    const int sc = use_scan(n, 0) && scan_setup() == FT_SUCCESS;
-    if (!sc) (void)cudaGetLastError(); /* a device without the shared memory: the stream */
-    if (sc) {
+    if (scan_ok(n, 0)) {
         if (fwd) scan_sweep<true, false><<<scan_grid(n), LT, SCAN_SMEM, st>>>(m - 1, n, c, s, A, lda, NULL);
         else scan_sweep<false, false><<<scan_grid(n), LT, SCAN_SMEM, st>>>(m - 1, n, c, s, A, lda, NULL);
     } else {
@@ -1333,9 +1341,7 @@ static int f_zero_to_hess(ft_queue_t *q, int64_t m, int64_t n, double *x, double
     gen_zero<<<1, GT, 0, st>>>(m - 1, x, c, s);
     FTLA_CUDA_TRY(cudaGetLastError());
     if (n > 0) {
-        const int sc = use_scan(n, 1) && scan_setup() == FT_SUCCESS;
-        if (!sc) (void)cudaGetLastError(); /* a device without the shared memory: the stream */
-        if (sc)
+        if (scan_ok(n, 1))
             scan_sweep<false, true><<<scan_grid(n), LT, SCAN_SMEM, st>>>(m - 1, n, c, s, R, ldr, sub);
         else
             stream_sweep<false, true><<<(unsigned)cdiv(n, 32), 32, 0, st>>>(m - 1, n, c, s, R,

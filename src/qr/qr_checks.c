@@ -335,6 +335,15 @@ static void analysis_from_sizes(const qr_t *g, int64_t b, analysis_t *a)
     a->tmax = z[4], a->tn = z[5];
 }
 
+/* The current block's analysis at a failing check: from its sizes where it passes by them, else
+ * read row by row. */
+static int analyse_block(qr_t *g, analysis_t *a)
+{
+    if (qr_block_fails_sizes(g, g->cb)) return analyse(g, a);
+    analysis_from_sizes(g, g->cb, a);
+    return FT_SUCCESS;
+}
+
 /*
  * Is the location jj (local column of the current block) the only one a correction by r could
  * take? A correction by r in local column c changes s by w_c r and t by v_c r, so each candidate's
@@ -803,8 +812,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
     g->noise_ref = -1.0;
     for (g->cb = 0; g->cb < g->ncb; g->cb++) {
         analysis_t a;
-        if (qr_block_fails_sizes(g, g->cb)) FT_CHECK(analyse(g, &a));
-        else analysis_from_sizes(g, g->cb, &a);
+        FT_CHECK(analyse_block(g, &a));
         if (cache) an[g->cb] = a;
         const double bd = g->boundb[g->cb];
         if (fails(&a) || !(bd > 0)) continue;
@@ -842,8 +850,7 @@ int qr_verify(qr_t *g, int64_t i, int64_t step)
         g->cb = t == 0 ? first : (t <= first ? t - 1 : t);
         analysis_t a;
         if (cache && !changed) a = an[g->cb];
-        else if (qr_block_fails_sizes(g, g->cb)) FT_CHECK(analyse(g, &a));
-        else analysis_from_sizes(g, g->cb, &a);
+        else FT_CHECK(analyse_block(g, &a));
         const int acted = fails(&a);
         FT_CHECK(verify_block(g, i, step, &a));
         if (g->not_recovered || g->uncorrectable) break;

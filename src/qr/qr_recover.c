@@ -153,12 +153,6 @@ int qr_apply_reflectors(qr_t *g, ft_queue_t *q, char trans, int64_t p0, int64_t 
     return FT_SUCCESS;
 }
 
-/* x := (H_p0 ... H_(p1-1))^T x for one m-vector x in work memory */
-static int reflect_vec_t(qr_t *g, int64_t p0, int64_t p1, double *x)
-{
-    return qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, x, g->m, g->dWa);
-}
-
 /* Panels whose reflectors have been applied to the state at boundary i. */
 static int64_t panels_done(const qr_t *g, int64_t i) { return i >= g->k ? g->np : i / g->nb; }
 
@@ -211,14 +205,14 @@ int qr_recovery_w(qr_t *g, int64_t i, int64_t j, int *ok)
     for (int r = 0; g->qrf && r < g->qrf->nrec; r++) {
         const qrf_rec_t *rec = &g->qrf->rec[r];
         const int64_t p1 = rec->i >= g->k ? g->np : rec->i / g->nb;
-        FT_CHECK(reflect_vec_t(g, p0, p1, g->dY));
+        FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p0, p1, 1, g->dY, m, g->dWa));
         p0 = p1;
         FT_CHECK(be->get_matrix(g->qm, m, 1, g->dY, m, g->hcol, m));
         FT_CHECK(be->sync(g->qm));
         qrf_apply_record(rec, 1, 0, g->hcol, m, 1, m);
         FT_CHECK(be->set_matrix(g->qm, m, 1, g->hcol, m, g->dY, m));
     }
-    FT_CHECK(reflect_vec_t(g, p0, pd, g->dY));
+    FT_CHECK(qr_apply_reflectors(g, g->qm, 'T', p0, pd, 1, g->dY, m, g->dWa));
     /* z = Q~^T a_j, kept: the recovered column is written from z itself, never as S(:, j) + w
      * (S(:, j) holds the error; for an error far above ||A|| the sum would keep its rounding,
      * u |e|, and the checks after the recovery would fail) */
