@@ -113,11 +113,11 @@ int main(int argc, char **argv)
     if (ft_context_create(&ctx, FT_DEVICE_CUDA)) bench_die("context");
     ft_queue_t *q = NULL;
     if (be->queue_create(ctx, NULL, &q)) bench_die("queue");
-    /* plain, the two-launch fused steps (the default cuda-fused), the persistent kernel */
+    /* plain, the two-launch fused steps, the persistent kernel (the default), the slab pipeline */
     if (nL > 0) return bench_lasr(be, q, lm, LN, nL, runs);
-    const givens_kernels_t *K[3] = {givens_kernels_cuda_plain(), givens_kernels_cuda_steps(),
-                                    givens_kernels_cuda_persistent()};
-    enum { NK = 3 };
+    const givens_kernels_t *K[4] = {givens_kernels_cuda_plain(), givens_kernels_cuda_steps(),
+                                    givens_kernels_cuda_persistent(), givens_kernels_cuda_slab()};
+    enum { NK = 4 };
     printf("# GB/s = bytes of one read and one write of the upper triangle (16 n(n+1)/2) / median;"
            " copy = device-to-device copy of an n x n matrix in the same run (the HBM reference)\n");
     printf("# task n method runs median_s min_s max_s GB/s pct_of_copy ratio_plain_over_this "

@@ -399,16 +399,17 @@ int main(int argc, char **argv)
      * blocks, square (n-1 rotations), tall (n) and wide (m-1, with panels right of the
      * diagonal part that only the workers touch)); cuda-fused (the default) is the two-launch
      * steps, also tested by name */
-    const givens_kernels_t *tabs[4] = {givens_kernels_cuda_plain(), givens_kernels_cuda_fused(),
+    const givens_kernels_t *tabs[5] = {givens_kernels_cuda_plain(), givens_kernels_cuda_fused(),
                                        givens_kernels_cuda_steps(),
-                                       givens_kernels_cuda_persistent()};
-    TU_CHECK(tabs[0] && tabs[1] && tabs[2] && tabs[3], "cuda tables present");
+                                       givens_kernels_cuda_persistent(),
+                                       givens_kernels_cuda_slab()};
+    TU_CHECK(tabs[0] && tabs[1] && tabs[2] && tabs[3] && tabs[4], "cuda tables present");
     const int64_t sq[] = {1, 2, 3, 63, 64, 65, 127, 128, 129, 256, 257, 320, 1000, 4097, 20000};
     const int64_t rect[][2] = {{300, 129}, {129, 300}, {64, 1000}, {5000, 4097}, {2, 700},
                                {257, 2000}, {300, 1000}, {2000, 257}, {1000, 700}};
     /* argv[2]: the largest size to run (compute-sanitizer runs use a few hundred) */
     const int64_t cap = argc > 2 ? atoll(argv[2]) : 20000;
-    for (int t = 0; t < 4 && tabs[t]; t++) {
+    for (int t = 0; t < 5 && tabs[t]; t++) {
         for (size_t i = 0; i < sizeof sq / sizeof sq[0]; i++)
             if (sq[i] <= cap) test_device(ctx, tabs[t], &rng, sq[i], sq[i]);
         for (size_t i = 0; i < sizeof rect / sizeof rect[0]; i++)
@@ -417,7 +418,7 @@ int main(int argc, char **argv)
     }
     /* the extremes: scales 2^+-700 and 1e+-150, graded columns, exact zeros */
     const double scales[] = {1.0, 0x1p700, 0x1p-700, 1e150, 1e-150};
-    for (int t = 1; t < 4 && tabs[t]; t++) {
+    for (int t = 1; t < 5 && tabs[t]; t++) {
         if (cap < 1000) break;
         for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++)
             test_h2t_extreme(ctx, tabs[t], &rng, 1000, scales[i], 0);

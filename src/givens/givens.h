@@ -142,7 +142,14 @@ const givens_kernels_t *givens_kernels_cuda_fused(void);
  * rotations (what cuda-fused falls back to where the persistent kernel cannot run) */
 const givens_kernels_t *givens_kernels_cuda_steps(void);
 /* hess_to_tri as one persistent cooperative launch (leader block + worker blocks; falls back to
- * the steps where it cannot run); cuda-fused uses it unless FTLA_GIVENS_PERSISTENT=0 */
+ * the steps where it cannot run); cuda-fused's default before the slab pipeline */
 const givens_kernels_t *givens_kernels_cuda_persistent(void);
+/* hess_to_tri as a pipeline of 64-column slabs, one cooperative launch (givens_slab.cu; falls
+ * back to the persistent kernel where it cannot run); cuda-fused's default (FTLA_H2T=persistent
+ * selects the persistent kernel) */
+const givens_kernels_t *givens_kernels_cuda_slab(void);
+/* the slab kernel itself: *ran = 0 where it cannot run (nothing done) */
+int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr, double *sub,
+                    double *c, double *s, int *ran);
 
 #endif

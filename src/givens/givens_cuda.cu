@@ -1468,18 +1468,30 @@ static int f_hess_to_tri_persistent(ft_queue_t *q, int64_t m, int64_t n, double 
     return ran ? FT_SUCCESS : f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
 }
 
-/* The default is the persistent kernel (where it can run: min(m-1, n) >= 256 and a device that
- * allows the cooperative launch), 6x faster than the two-launch steps at 8192 and 16384;
- * FTLA_GIVENS_PERSISTENT=0 selects the steps. compute-sanitizer racecheck reports hazards on
+/* The default is the slab pipeline (givens_slab.cu; 1.5x / 1.2x the persistent kernel at 8192 /
+ * 16384, docs/givens.md "Session 11"), where it cannot run the persistent kernel (min(m-1, n) >=
+ * 256 and a device that allows the cooperative launch), else the two-launch steps;
+ * FTLA_H2T=persistent selects the persistent kernel, FTLA_GIVENS_PERSISTENT=0 the steps.
+ * Of the persistent kernel: compute-sanitizer racecheck reports hazards on
  * it; bench/micro/racecheck_named_bar.cu reproduces the same three kinds of reports on a
  * program with the kernel's barrier layout whose ordering is correct by construction and whose
  * values all check, so they are the tool's view of that layout (docs/givens.md, "Session 8"). */
+static int f_hess_to_tri_slab(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
+                              double *sub, double *c, double *s)
+{
+    int ran;
+    FT_CHECK(givens_slab_h2t(q, m, n, R, ldr, sub, c, s, &ran));
+    return ran ? FT_SUCCESS : f_hess_to_tri_persistent(q, m, n, R, ldr, sub, c, s);
+}
+
 static int f_hess_to_tri(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                          double *sub, double *c, double *s)
 {
     const char *env = getenv("FTLA_GIVENS_PERSISTENT");
     if (env && env[0] == '0') return f_hess_to_tri_steps(q, m, n, R, ldr, sub, c, s);
-    return f_hess_to_tri_persistent(q, m, n, R, ldr, sub, c, s);
+    const char *h = getenv("FTLA_H2T");
+    if (h && !strcmp(h, "persistent")) return f_hess_to_tri_persistent(q, m, n, R, ldr, sub, c, s);
+    return f_hess_to_tri_slab(q, m, n, R, ldr, sub, c, s);
 }
 
 /* one diagonal-block launch and one apply launch per 64 rotations */
@@ -1515,5 +1527,8 @@ const givens_kernels_t *givens_kernels_cuda_plain(void) { return &g_plain; }
 const givens_kernels_t *givens_kernels_cuda_fused(void) { return &g_fused; }
 const givens_kernels_t *givens_kernels_cuda_steps(void) { return &g_steps; }
 const givens_kernels_t *givens_kernels_cuda_persistent(void) { return &g_persist; }
+static const givens_kernels_t g_slab = {"cuda-fused-slab", f_zero_to_hess, f_hess_to_tri_slab,
+                                        c_lasr};
+const givens_kernels_t *givens_kernels_cuda_slab(void) { return &g_slab; }
 
 } /* extern "C" */

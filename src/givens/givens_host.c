@@ -214,6 +214,7 @@ const givens_kernels_t *givens_kernels_cuda_plain(void) { return NULL; }
 const givens_kernels_t *givens_kernels_cuda_fused(void) { return NULL; }
 const givens_kernels_t *givens_kernels_cuda_steps(void) { return NULL; }
 const givens_kernels_t *givens_kernels_cuda_persistent(void) { return NULL; }
+const givens_kernels_t *givens_kernels_cuda_slab(void) { return NULL; }
 #endif
 
 const givens_kernels_t *givens_kernels(const ft_backend_t *be)
