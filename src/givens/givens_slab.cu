@@ -731,7 +731,10 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                                               args, SMEM, st));
     if (a.prof) {
         long long *h = (long long *)malloc(np * sizeof(long long));
-        if (!h) return FT_ERR_ALLOC;
+        if (!h) {
+            FTLA_CUDA_TRY(cudaFreeAsync(a.prof, st));
+            return FT_ERR_ALLOC;
+        }
         FTLA_CUDA_TRY(cudaMemcpyAsync(h, a.prof, np * sizeof(long long), cudaMemcpyDeviceToHost, st));
         FTLA_CUDA_TRY(cudaStreamSynchronize(st));
         FTLA_CUDA_TRY(cudaFreeAsync(a.prof, st));
