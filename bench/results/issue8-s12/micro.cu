@@ -1,55 +1,11 @@
-// micro-benchmark of the slab kernel's generation pieces (one warp, clock64)
+// micro-benchmark of the slab kernel's generation pieces (one warp, clock64), against main's
+// src/givens/givens_slab.cu (nvcc -O3 -arch=sm_90 -std=c++17 -I src -I include micro.cu). The
+// redundant-window chain and generate_stream rows of micro.txt came from code not kept.
 #define givens_slab_h2t micro_unused_h2t
 #include "givens/givens_slab.cu"
 #include <cstdio>
 extern "C" cudaStream_t ftla_cuda_queue_stream(const ft_queue_t *) { return 0; }
 extern "C" int ftla_cuda_error(cudaError_t, const char *, const char *, int) { return -1; }
-namespace { namespace h2ts {
-/* one step of the unnormalized chain, i = 32 H + I (compile-time): lane l owns columns l and
- * l + 32 (W0, W1); F_i comes from column i's lane; the lane i & 31 keeps F_i and tau_i */
-template <int H, int I>
-__device__ __forceinline__ void chain_step(const double *T, const double *c0, const double *c1,
-                                           int lane, double &W0, double &W1, double &tau,
-                                           double &fF, double &fT)
-{
-    constexpr int i = 32 * H + I;
-    const double g = T[i * LDT + i + 1];
-    const double F = __shfl_sync(0xffffffffu, H == 0 ? W0 : W1, I);
-    if (lane == I) fF = F, fT = tau;
-    tau = fma(F, F, (g * g) * tau);
-    if (H == 0) {
-        const double m0 = -g * W0;
-        if (lane > I) W0 = fma(F, c0[i + 1], m0);
-    }
-    const double m1 = -g * W1;
-    if (H == 0 || lane > I) W1 = fma(F, c1[i + 1], m1);
-    if ((I & 3) == 3) {
-        /* tau := tau 4^k, W := W 2^k with k = -floor(e / 2), e = exponent of tau */
-        const int e = (int)((__double_as_longlong(tau) >> 52) & 0x7ff) - 1023;
-        const int k = -(e >> 1);
-        const double sc = __longlong_as_double((long long)(k + 1023) << 52);
-        const double sc2 = __longlong_as_double((long long)(2 * k + 1023) << 52);
-        W0 *= sc, W1 *= sc;
-        tau *= sc2;
-    }
-}
-template <int H, int... Is>
-__device__ __forceinline__ void chain_half(const double *T, const double *c0, const double *c1,
-                                           int lane, double &W0, double &W1, double &tau,
-                                           double &fF, double &fT)
-{
-    (chain_step<H, Is>(T, c0, c1, lane, W0, W1, tau, fF, fT), ...);
-}
-template <int H, int... Is>
-__device__ __forceinline__ void chain_half_seq(const double *T, const double *c0, const double *c1,
-                                               int lane, double &W0, double &W1, double &tau,
-                                               double &fF, double &fT, std::integer_sequence<int, Is...>)
-{
-    chain_half<H, Is...>(T, c0, c1, lane, W0, W1, tau, fF, fT);
-}
-
-
-} }
 using namespace h2ts;
 
 __global__ void lat(long long *out, double y, double z)
@@ -88,21 +44,8 @@ __global__ void gen(long long *out, const double *Tg, double *gc, double *gs, in
     for (int rep = 0; rep < 5; rep++) {
         __syncwarp();
         long long t0 = clock64();
-        if (variant == 0) {
-            generate_stream(a, 0, T, carry, cs, ss, gc, gs);
-        } else if (variant == 1) {
+        if (variant == 1) {
             generate(a, 0, T, carry, SB, cs, ss);
-        } else if (variant >= 4 && variant <= 7) {
-            const double *c0 = T + lane * LDT, *c1 = T + (lane + 32) * LDT;
-            double W0 = carry[lane], W1 = carry[lane + 32];
-            double fF0 = 0.0, fF1 = 0.0, fT0 = 1.0, fT1 = 1.0, F = carry[0], tau = 1.0;
-#define RUNLW(L) { double win[L]; for (int k = 0; k < L; k++) win[k] = carry[1 + k]; \
-            rsteps<L>(T, c0, c1, lane, F, tau, win, W0, W1, fF0, fT0, fF1, fT1, std::make_integer_sequence<int, 64>{}); }
-            if (variant == 4) RUNLW(1)
-            else if (variant == 5) RUNLW(2)
-            else if (variant == 6) RUNLW(3)
-            else if (variant == 7) RUNLW(4)
-            cs[lane] = fF0 + fF1 + fT0 + fT1 + F + tau + W0 + W1;
         } else if (variant == 2) {
             const double *c0 = T + lane * LDT, *c1 = T + (lane + 32) * LDT;
             double W0 = carry[lane], W1 = carry[lane + 32], tau = 1.0;
@@ -112,7 +55,7 @@ __global__ void gen(long long *out, const double *Tg, double *gc, double *gs, in
             cs[lane] = fF0 + fF1 + fT0 + fT1 + tau + W0 + W1;
         } else if (variant == 3) {
             double x = carry[lane];
-            apply_col(T + lane * LDT, cs, ss, 0, SB, x);
+            apply_col(T + lane * LDT, cs, ss, SB, x);
             carry[lane] = x;
         }
         __syncwarp();
@@ -148,10 +91,9 @@ int main()
     printf("clock %d kHz\n", clk);
     printf("dfma chain %.2f cyc, dmul %.2f, shfl(f64)+dadd %.2f, ffma %.2f\n", h[0] / 1024.0, h[1] / 1024.0,
            h[2] / 256.0, h[3] / 1024.0);
-    const char *nm[] = {"generate_stream (64 rot, publish)", "generate (loop, shuffled chain)",
-                        "old unrolled shuffled chain (64)", "apply_col 64 rot (1 warp)",
-                        "rsteps LW=1", "rsteps LW=2", "rsteps LW=3", "rsteps LW=4"};
-    for (int v = 0; v < 8; v++) {
+    const char *nm[] = {"", "generate (loop, shuffled chain)", "old unrolled shuffled chain (64)",
+                        "apply_col 64 rot (1 warp)"};
+    for (int v = 1; v < 4; v++) {
         gen<<<1, 32>>>(d, Tg, gc, gs, v);
         cudaError_t e = cudaDeviceSynchronize();
         cudaMemcpy(h, d, 80 * 8, cudaMemcpyDeviceToHost);
