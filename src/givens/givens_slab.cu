@@ -12,19 +12,25 @@
  * own slabs' traffic, and the serial path is, per block: the flag's hand-over, 64 rotations on
  * one slab, and the generation of the next 64.
  *
- * The generation runs the rotations unnormalized (as the persistent kernel, docs/givens.md
- * "Session 6"): with the working row w_p = eps_p sigma_p W_p (sigma_p = tau_p^(-1/2)),
+ * The generation (docs/givens.md "Session 13") is a 64 x 64 product: the unnormalized chain
+ * (the persistent kernel's, docs/givens.md "Session 6"), with the working row
+ * w_p = eps_p sigma_p W_p (sigma_p = tau_p^(-1/2)),
  *     W_(p+1) = -g_p W_p + F_p H(p+1, :),   tau_(p+1) = F_p^2 + g_p^2 tau_p,
  *     c_p = |F_p| / sqrt(tau_(p+1)),  s_p = sgn(f_p) g_p sqrt(tau_p / tau_(p+1)),
- * one lane per column of the slab's diagonal tile (two columns a lane), F_(p+1) shuffled from
- * its column's lane: a DFMA and a shuffle a rotation on the chain. W and tau are rescaled by a
- * power of two every four steps; a block whose tau leaves [2^-600, 2^600] (extreme scales,
- * f = g = 0, non-finite data) is generated again with dlartg itself. The tile's rows are then
+ * is linear in the carry, and its matrix depends only on the block's own rows, which no
+ * earlier block touches. h2t_minv forms it for every full block before the pipeline (scaled by
+ * powers of two chosen from the block's data); the owner of slab b then forms F = M carry, tau
+ * by a scan, and c, s. A block whose tau leaves [2^-600, 2^600] (or is not finite), and a
+ * partial last block, run the chain itself: one lane per column of the slab's diagonal tile
+ * (two columns a lane), F_(p+1) shuffled from its column's lane, W and tau rescaled by a power
+ * of two every four steps; where that too leaves the range (extreme scales, f = g = 0,
+ * non-finite data) the block is generated again with dlartg itself. The tile's rows are then
  * produced by the same normalized application as every other slab's (dlasr's arithmetic).
  *
- * Warps 0-1 compute (warp 0 the chain; a thread a column in the applications); warps 2-7 move
- * the tiles: original rows are fetched NBUF tiles ahead (cp.async), finished rows stored from
- * shared memory, coalesced.
+ * Warps 0-1 compute (the generation's product; warp 0 the scan and the chain; a thread a column
+ * in the applications); warps 2-7 move the tiles: original rows are fetched NBUF tiles ahead,
+ * finished rows stored from shared memory, coalesced — 16-byte cp.async and stores along the
+ * columns where R is 16-byte aligned and ldr even (bulk copies, FTLA_H2T_BULK, issue slower).
  */
 #include "backend/cuda/cuda_internal.h"
 
@@ -49,14 +55,17 @@ constexpr int LDT = SB + 2;         /* tile column stride: 528 bytes, 16-byte al
 constexpr int NBUF = 5;             /* tiles in flight */
 constexpr int MAXS = 16;            /* slabs a block may own */
 constexpr size_t TILE = (size_t)SB * LDT;
-constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + 2 * NBUF; /* + two mbarriers a buffer */
+constexpr int REC = SB * SB + SB;  /* a block's generation matrix (h2t_minv) and its scales */
+constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + REC + SB + 2 * NBUF; /* + two mbarriers a buffer */
 constexpr size_t SMEM = SMEM_DBL * sizeof(double) + 16;
 
 struct Args {
     int64_t m, n, ns, ldr;
     int Pd, Pall, G;
     double *R, *sub, *c, *s;
-    int bulk; /* R 16-byte aligned and ldr even: full tiles move by bulk copies */
+    int bulk; /* R 16-byte aligned and ldr even: full tiles move whole columns */
+    int bulkm; /* bit 0: those loads by bulk copies (else 16-byte cp.async), bit 1: the stores */
+    const double *minv; /* per full block, its generation as a matrix (h2t_minv), or NULL */
     long long *prof;
 };
 
@@ -304,6 +313,36 @@ __device__ void load_tile_bulk(const Args &a, double *buf, int b, int q, unsigne
         else cp8(buf + t * LDT + SB + 1, a.sub + r0 + t);
     }
 }
+/* the same by every memory thread: 16-byte cp.async along the columns, 16-byte stores */
+__device__ __forceinline__ void cp16(double *dst, const double *src)
+{
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(saddr(dst)), "l"(src) : "memory");
+}
+__device__ void load_tile_vec(const Args &a, double *buf, int b, int q, int wi, int nw)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t j0 = (int64_t)q * SB;
+    const int ncol = (int)(a.n - j0 < SB ? a.n - j0 : SB);
+    const int64_t r0 = (int64_t)b * SB;
+    for (int t = wi; t < ncol; t += nw) {
+        const double *src = a.R + r0 + (j0 + t) * a.ldr;
+        double *col = buf + t * LDT;
+        cp16(col + 2 * lane, src + 2 * lane);
+        if (lane == 0) {
+            if (q > b) cp8(col + SB, src + SB);
+            else cp8(col + SB + 1, a.sub + r0 + t);
+        }
+    }
+}
+__device__ void store_tile_vec(const Args &a, const double *buf, int b, int q, int wi, int nw)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t j0 = (int64_t)q * SB;
+    const int ncol = (int)(a.n - j0 < SB ? a.n - j0 : SB);
+    const int64_t r0 = (int64_t)b * SB;
+    for (int t = wi; t < ncol; t += nw)
+        *(double2 *)(a.R + r0 + (j0 + t) * a.ldr + 2 * lane) = *(const double2 *)(buf + t * LDT + 2 * lane);
+}
 __device__ void store_tile_bulk(const Args &a, double *buf, int b, int q)
 {
     const int lane = threadIdx.x & 31;
@@ -324,8 +363,13 @@ __device__ void issue_tile(const Args &a, double *buf, int b, int q, unsigned lo
     /* the buffer's previous phase is complete (its tile went through the compute warps and back);
      * waiting for it here says so to the tools that check mbarrier use */
     if (u >= NBUF) mbar_wait(full, (unsigned)(u / NBUF - 1) & 1u);
-    if (wi == 0) load_tile_bulk(a, buf, b, q, full);
-    if (!tile_bulk(a, b, q)) load_tile(a, buf, b, q, wi, nw);
+    if (!tile_bulk(a, b, q) || (a.bulkm & 1)) {
+        if (wi == 0) load_tile_bulk(a, buf, b, q, full);
+        if (!tile_bulk(a, b, q)) load_tile(a, buf, b, q, wi, nw);
+    } else {
+        if (wi == 0 && (threadIdx.x & 31) == 0) mbar_arrive(full);
+        load_tile_vec(a, buf, b, q, wi, nw);
+    }
     mbar_cp_arrive(full);
 }
 
@@ -410,42 +454,14 @@ __device__ __forceinline__ void chain_half_seq(const double *T, const double *c0
     chain_half<H, Is...>(T, c0, c1, lane, W0, W1, tau, fF, fT);
 }
 
-/* warp 0: block b's rotations from the slab's diagonal tile and carry, into cs, ss (shared) */
-__device__ void generate(const Args &a, int bd, const double *T, const double *carry, int nr,
-                         double *cs, double *ss)
+/* warp 0: c and s of a block from F_i, tau_i of i = lane (fF0, fT0) and lane + 32 (fF1, fT1), in
+ * any common scale of the unnormalized chain; false (nothing written) where a tau leaves
+ * [2^-600, 2^600] */
+__device__ __forceinline__ bool form_cs(const double *T, int nr, double fF0, double fF1, double fT0,
+                                        double fT1, double *cs, double *ss)
 {
-    const int lane = threadIdx.x & 31, t0 = lane, t1 = lane + 32;
+    const int lane = threadIdx.x & 31;
     const unsigned full = 0xffffffffu;
-    double W0 = carry[t0], W1 = carry[t1], tau = 1.0;
-    double fF0 = 0.0, fF1 = 0.0, fT0 = 1.0, fT1 = 1.0; /* F_i, tau_i of i = lane, lane + 32 */
-    const double *c0 = T + t0 * LDT, *c1 = T + t1 * LDT;
-    if (nr == SB) {
-        chain_half_seq<0>(T, c0, c1, lane, W0, W1, tau, fF0, fT0,
-                          std::make_integer_sequence<int, 32>{});
-        chain_half_seq<1>(T, c0, c1, lane, W0, W1, tau, fF1, fT1,
-                          std::make_integer_sequence<int, 32>{});
-    } else {
-        for (int i = 0; i < nr; i++) {
-            const double g = T[i * LDT + i + 1];
-            const double F = __shfl_sync(full, i < 32 ? W0 : W1, i & 31);
-            if (lane == (i & 31)) {
-                if (i < 32) fF0 = F, fT0 = tau;
-                else fF1 = F, fT1 = tau;
-            }
-            tau = fma(F, F, (g * g) * tau);
-            const double m0 = -g * W0, m1 = -g * W1;
-            if (t0 > i) W0 = fma(F, c0[i + 1], m0);
-            if (t1 > i) W1 = fma(F, c1[i + 1], m1);
-            if ((i & 3) == 3) {
-                const int e = (int)((__double_as_longlong(tau) >> 52) & 0x7ff) - 1023;
-                const int k = -(e >> 1);
-                W0 *= __longlong_as_double((long long)(k + 1023) << 52);
-                W1 *= __longlong_as_double((long long)(k + 1023) << 52);
-                tau *= __longlong_as_double((long long)(2 * k + 1023) << 52);
-            }
-        }
-    }
-    if (lane == 0) H2TS_STAMP(bd, 1);
     /* tau_(i+1) = F_i^2 + g_i^2 tau_i again (the same operations, so the same value); the sign
      * of f_i: eps_i sgn(F_i) with eps_i the sign of the last nonzero F before i (+1 if none),
      * and +1 where F_i = 0 (dlartg's f = 0) */
@@ -486,8 +502,48 @@ __device__ void generate(const Args &a, int bd, const double *T, const double *c
                 cs[i] = c, ss[i] = s;
             }
         }
-        return;
+        return true;
     }
+    return false;
+}
+
+/* warp 0: block b's rotations from the slab's diagonal tile and carry, into cs, ss (shared) */
+__device__ void generate(const Args &a, int bd, const double *T, const double *carry, int nr,
+                         double *cs, double *ss)
+{
+    const int lane = threadIdx.x & 31, t0 = lane, t1 = lane + 32;
+    const unsigned full = 0xffffffffu;
+    double W0 = carry[t0], W1 = carry[t1], tau = 1.0;
+    double fF0 = 0.0, fF1 = 0.0, fT0 = 1.0, fT1 = 1.0; /* F_i, tau_i of i = lane, lane + 32 */
+    const double *c0 = T + t0 * LDT, *c1 = T + t1 * LDT;
+    if (nr == SB) {
+        chain_half_seq<0>(T, c0, c1, lane, W0, W1, tau, fF0, fT0,
+                          std::make_integer_sequence<int, 32>{});
+        chain_half_seq<1>(T, c0, c1, lane, W0, W1, tau, fF1, fT1,
+                          std::make_integer_sequence<int, 32>{});
+    } else {
+        for (int i = 0; i < nr; i++) {
+            const double g = T[i * LDT + i + 1];
+            const double F = __shfl_sync(full, i < 32 ? W0 : W1, i & 31);
+            if (lane == (i & 31)) {
+                if (i < 32) fF0 = F, fT0 = tau;
+                else fF1 = F, fT1 = tau;
+            }
+            tau = fma(F, F, (g * g) * tau);
+            const double m0 = -g * W0, m1 = -g * W1;
+            if (t0 > i) W0 = fma(F, c0[i + 1], m0);
+            if (t1 > i) W1 = fma(F, c1[i + 1], m1);
+            if ((i & 3) == 3) {
+                const int e = (int)((__double_as_longlong(tau) >> 52) & 0x7ff) - 1023;
+                const int k = -(e >> 1);
+                W0 *= __longlong_as_double((long long)(k + 1023) << 52);
+                W1 *= __longlong_as_double((long long)(k + 1023) << 52);
+                tau *= __longlong_as_double((long long)(2 * k + 1023) << 52);
+            }
+        }
+    }
+    if (lane == 0) H2TS_STAMP(bd, 1);
+    if (form_cs(T, nr, fF0, fF1, fT0, fT1, cs, ss)) return;
     /* the normalized chain with dlartg itself (extreme scales, exact zeros) */
     double w0 = carry[t0], w1 = carry[t1];
     for (int i = 0; i < nr; i++) {
@@ -502,6 +558,130 @@ __device__ void generate(const Args &a, int bd, const double *T, const double *c
     }
 }
 
+/* ---- the generation as a matrix (docs/givens.md, "Session 13") ------------------------------
+ *
+ * The chain is linear in its working row: with rho_p > 0 fixed in advance (powers of two) and
+ * F'_p = F_p / (rho_0 ... rho_(p-1)), W' the working row in the same scale,
+ *     F'_p = W'_p[p],   W'_(p+1) = (-g_p W'_p + F'_p H(p+1, :)) / rho_p,
+ * so F' = M carry with M (64 x 64, lower triangular) a function of the block's own rows
+ * 64 b + 1 .. 64 b + 64 and subdiagonal, which no earlier block touches. h2t_minv forms M for
+ * every full block before the pipeline starts (one thread block per rotation block: the chain
+ * run on the 64 unit vectors at once); the pipeline's serial path then holds a 64 x 64
+ * product and a scan of tau instead of the 64-step chain. rho_p is the power of two at or above
+ * max(|g_p|, |H(p, p)|) (an estimate of r_p = |R(p, p)|), so tau' stays in range where the
+ * estimate is within ~2^4 a step on average; a block whose tau' leaves [2^-600, 2^600] (or is
+ * not finite) runs the chain instead. */
+
+/* record of block b: rec[64 k + t] = M(t, k) (t the output, k the carry entry), rec[4096 + p] =
+ * 1 / rho_p */
+__global__ void __launch_bounds__(256) h2t_minv(Args a, double *ws)
+{
+    const int b = blockIdx.x;
+    if (nrot(a, b) != SB) return;
+    constexpr int LH = SB + 1;
+    __shared__ double Hs[SB * LH];  /* Hs[LH p + t] = H(64 b + p + 1, 64 b + t), 0 below */
+    __shared__ double gs[SB], irs[SB], Fp[2][SB];
+    const int tid = threadIdx.x, t = tid & 63, kq = tid >> 6;
+    const int64_t r0 = (int64_t)b * SB;
+    for (int e = tid; e < SB * SB; e += 256) {
+        const int p = e & 63, tt = e >> 6; /* lanes along the rows of a column */
+        const int64_t row = r0 + p + 1, col = r0 + tt;
+        Hs[p * LH + tt] = row <= col ? a.R[row + col * a.ldr] : 0.0;
+    }
+    if (tid < SB) gs[tid] = a.sub[r0 + tid];
+    __syncthreads();
+    if (tid < SB) {
+        const double d = tid > 0 ? Hs[(tid - 1) * LH + tid] : Hs[1];
+        const double mx = fmax(fabs(gs[tid]), fabs(d));
+        double ir = 1.0;
+        if (mx > 0.0 && mx <= 1.7976931348623157e308) {
+            int e;
+            (void)frexp(mx, &e); /* mx <= 2^e */
+            e = e < -1000 ? -1000 : (e > 1022 ? 1022 : e);
+            ir = ldexp(1.0, -e);
+        }
+        irs[tid] = ir;
+    }
+    double W[16];
+#pragma unroll
+    for (int u = 0; u < 16; u++) W[u] = (t == 16 * kq + u) ? 1.0 : 0.0;
+    __syncthreads();
+    for (int p = 0; p < SB - 1; p++) {
+        double *F = Fp[p & 1];
+        if (t == p) {
+#pragma unroll
+            for (int u = 0; u < 16; u++) F[16 * kq + u] = W[u];
+        }
+        __syncthreads();
+        if (t > p) {
+            const double g = gs[p], ir = irs[p], h = Hs[p * LH + t];
+#pragma unroll
+            for (int u = 0; u < 16; u++) W[u] = fma(F[16 * kq + u], h, -g * W[u]) * ir;
+        }
+    }
+    double *rec = ws + (size_t)b * REC;
+#pragma unroll
+    for (int u = 0; u < 16; u++) rec[(16 * kq + u) * SB + t] = W[u];
+    if (tid < SB) rec[SB * SB + tid] = irs[tid];
+}
+
+/* compute threads: block b's record into rec (cp.async; waited for by gen_fetch_wait) */
+__device__ __forceinline__ void gen_fetch(const Args &a, int b, double *rec)
+{
+    const double *src = a.minv + (size_t)b * REC;
+    for (int e = threadIdx.x; e < REC / 2; e += NCT) {
+        const unsigned d = saddr(rec + 2 * e);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src + 2 * e)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+__device__ __forceinline__ void gen_fetch_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+/* both compute warps: F' = M carry (thread t: F'_t into Fs); then warp 0 the scan of
+ * tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s; false where out of range */
+__device__ bool generate_fast(const Args &a, int bd, const double *T, const double *carry,
+                              const double *rec, double *Fs, double *cs, double *ss)
+{
+    const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
+    const unsigned full = 0xffffffffu;
+    {
+        const int kmax = warp == 0 ? 32 : 64; /* M(t, k) = 0 for k > t */
+        double acc[4] = {0.0, 0.0, 0.0, 0.0};
+        for (int k = 0; k < kmax; k += 4) {
+#pragma unroll
+            for (int u = 0; u < 4; u++) acc[u] = fma(rec[(k + u) * SB + t], carry[k + u], acc[u]);
+        }
+        Fs[t] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    }
+    H2TS_BAR_SYNC(1, NCT);
+    bool ok = true;
+    if (warp == 0) {
+        const double F0 = Fs[lane], F1 = Fs[lane + 32];
+        const double ir0 = rec[SB * SB + lane], ir1 = rec[SB * SB + lane + 32];
+        const double g0 = T[lane * LDT + lane + 1], g1 = T[(lane + 32) * LDT + lane + 33];
+        /* inclusive scans of the maps x -> A x + B, A = (g ir)^2, B = (F' ir)^2, both halves */
+        double A0 = (g0 * ir0) * (g0 * ir0), B0 = (F0 * ir0) * (F0 * ir0);
+        double A1 = (g1 * ir1) * (g1 * ir1), B1 = (F1 * ir1) * (F1 * ir1);
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            const double pA0 = __shfl_up_sync(full, A0, d), pB0 = __shfl_up_sync(full, B0, d);
+            const double pA1 = __shfl_up_sync(full, A1, d), pB1 = __shfl_up_sync(full, B1, d);
+            if (lane >= d) {
+                B0 = fma(A0, pB0, B0), A0 *= pA0;
+                B1 = fma(A1, pB1, B1), A1 *= pA1;
+            }
+        }
+        const double t32 = __shfl_sync(full, A0 + B0, 31); /* tau'_32 */
+        const double in0 = A0 + B0, in1 = fma(A1, t32, B1); /* tau'_(i+1) */
+        double ex0 = __shfl_up_sync(full, in0, 1), ex1 = __shfl_up_sync(full, in1, 1);
+        if (lane == 0) ex0 = 1.0, ex1 = t32;
+        if (lane == 0) H2TS_STAMP(bd, 1);
+        ok = form_cs(T, SB, F0, F1, ex0, ex1, cs, ss);
+    }
+    return ok;
+}
+
 __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
 {
     extern __shared__ double smem[];
@@ -509,7 +689,9 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     double *carry = tiles + NBUF * TILE;            /* MAXS x 64 */
     double *csb = carry + MAXS * SB;                /* [2][64]: c of blocks by parity */
     double *ssb = csb + 2 * SB;                     /* [2][64] */
-    unsigned long long *mbar = (unsigned long long *)(ssb + 2 * SB); /* full: NBUF */
+    double *grec = ssb + 2 * SB;                    /* a block's generation record (REC) */
+    double *gF = grec + REC;                        /* F' of the generation (64) */
+    unsigned long long *mbar = (unsigned long long *)(gF + SB); /* full: NBUF */
     unsigned long long *mbe = mbar + NBUF;                           /* empty: NBUF */
     const int tid = threadIdx.x, warp = tid >> 5;
     const int me = blockIdx.x, G = a.G;
@@ -562,6 +744,9 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 H2TS_TLOG(k, 0, gtime());
                 H2TS_TLOG(k, 7, b);
             }
+            const int bgen = kind == 1 ? b : (kind == 2 ? b + 1 : -1);
+            const bool fast = bgen >= 0 && a.minv && nrot(a, bgen) == SB;
+            if (fast) gen_fetch(a, bgen, grec);
             if (kind != 1 && hv != b) {
                 /* c and s start as the sentinel (all bits set); each element is polled until it
                  * has landed — nothing else depends on the producer, so no fence or flag */
@@ -604,11 +789,19 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 double *Td = kind == 1 ? T0 : T1;
                 const int sl = bd / G, nr = nrot(a, bd);
                 if (tile_bulk(a, bd, bd) && t + 1 < LDT) Td[t * LDT + t + 1] = Td[t * LDT + SB + 1];
-                H2TS_BAR_SYNC(1, NCT);
+                if (fast) gen_fetch_wait();
+                H2TS_BAR_SYNC(1, NCT); /* the tile, the carry and the record */
                 if (t == 0) H2TS_STAMP(bd, 0);
-                if (warp == 0)
+                bool done = false;
+                if (fast)
+                    done = generate_fast(a, bd, Td, carry + sl * SB, grec, gF, csb + (bd & 1) * SB,
+                                         ssb + (bd & 1) * SB); /* warp 0's verdict */
+                if (warp == 0 && !done) {
+                    if (fast && a.prof && t == 0) /* blocks the matrix form handed to the chain */
+                        atomicAdd((unsigned long long *)(a.prof + 8 * (int64_t)a.Pd + 8 * 512), 1ull);
                     generate(a, bd, Td, carry + sl * SB, nr, csb + (bd & 1) * SB,
                              ssb + (bd & 1) * SB);
+                }
                 H2TS_BAR_SYNC(1, NCT);
                 if (t == 0) H2TS_STAMP(bd, 2);
                 if (t < nr) {
@@ -655,7 +848,8 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             if (tid == NCT) H2TS_TLOG(k, 5, gtime());
             double *B0 = tiles + (ktile % NBUF) * TILE;
             if (store_bulk(a, b, q)) {
-                if (wi == 0) store_tile_bulk(a, B0, b, q);
+                if (!(a.bulkm & 2)) store_tile_vec(a, B0, b, q, wi, nw);
+                else if (wi == 0) store_tile_bulk(a, B0, b, q);
             } else {
                 store_tile(a, B0, b, q, wi, nw);
             }
@@ -710,14 +904,31 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     {
         const char *bk = getenv("FTLA_H2T_BULK");
         a.bulk = ((uintptr_t)R % 16 == 0) && ldr % 2 == 0 && !(bk && bk[0] == '0');
+        /* FTLA_H2T_BULK=loads / stores / both: those by bulk copies (session 11's; slower once
+         * the generation is short, docs/givens.md "Session 13"); 0: element by element */
+        a.bulkm = !bk ? 0 : strcmp(bk, "both") == 0 ? 3 : strcmp(bk, "loads") == 0 ? 1
+                                                      : strcmp(bk, "stores") == 0 ? 2 : 0;
     }
     a.Pd = (int)cdiv(ns, SB);
     a.Pall = (int)cdiv(n, SB);
     a.G = cache[dev].sms < a.Pall ? cache[dev].sms : a.Pall;
     if (cdiv(a.Pall, a.G) > MAXS) return FT_SUCCESS;
+    /* the generation as a matrix for every full block (FTLA_H2T_GEN=chain: the chain only) */
+    a.minv = NULL;
+    {
+        const char *ge = getenv("FTLA_H2T_GEN");
+        if (ns >= SB && !(ge && strcmp(ge, "chain") == 0)) {
+            double *ws = NULL;
+            FT_CHECK(ftla_cuda_queue_scratch(q, (size_t)(ns / SB) * REC * sizeof(double), (void **)&ws));
+            Args am = a;
+            h2t_minv<<<(unsigned)(ns / SB), 256, 0, st>>>(am, ws);
+            FTLA_CUDA_TRY(cudaGetLastError());
+            a.minv = ws;
+        }
+    }
     a.prof = NULL;
     const char *pe = getenv("FTLA_H2T_PROFILE");
-    const size_t np = 8 * (size_t)a.Pd + 8 * 512;
+    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1;
     if (pe) {
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, np * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, np * sizeof(long long), st));
@@ -753,12 +964,13 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
         }
         if (cnt > 0)
             fprintf(stderr, "h2ts-profile n=%lld G=%d blocks=%d (us a block): chain=%.2f cs=%.2f "
-                    "publish=%.2f handover=%.2f (consumer late %.2f) ready=%.2f apply=%.2f step=%.2f\n",
+                    "publish=%.2f handover=%.2f (consumer late %.2f) ready=%.2f apply=%.2f step=%.2f "
+                    "chain-fallbacks=%lld\n",
                     (long long)n,
                     a.G, a.Pd, sum[0] / cnt * 1e-3, sum[1] / cnt * 1e-3, sum[2] / cnt * 1e-3,
                     sum[3] / cnt * 1e-3, late / cnt * 1e-3, sum[4] / cnt * 1e-3,
                     sum[5] / cnt * 1e-3,
-                    sum[6] / cnt * 1e-3);
+                    sum[6] / cnt * 1e-3, h[np - 1]);
         /* the task log of block G / 2, relative to the publication of each task's block */
         const long long *tl = h + 8 * (size_t)a.Pd;
         int ntask = 0;
