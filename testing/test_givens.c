@@ -307,7 +307,9 @@ static void test_device(ft_context_t *ctx, const givens_kernels_t *gk, tu_rng_t 
  * runs unnormalized and must hand batches it cannot run safely to dlartg itself (docs/givens.md,
  * session 6). kind 0: the whole matrix times scale; 1: columns graded over 2^-300 .. 2^300
  * times scale; 2: exact zeros (zero subdiagonals, zero diagonal entries, a zero column), so
- * that f = 0 and g = 0 both occur. */
+ * that f = 0 and g = 0 both occur; 3: diagonal and subdiagonal 10^-6 times the entries above
+ * them, so that the slab kernel's generation as a matrix, scaled by estimates of |R(p, p)| from
+ * the diagonal, leaves its range in every block and the chain runs instead. */
 static void test_h2t_extreme(ft_context_t *ctx, const givens_kernels_t *gk, tu_rng_t *rng, int64_t n, double scale,
                              int kind)
 {
@@ -325,6 +327,11 @@ static void test_h2t_extreme(ft_context_t *ctx, const givens_kernels_t *gk, tu_r
         for (int64_t i = 0; i <= j; i++) H[i + j * ld] *= f;
         if (j < ns) sub[j] *= f;
     }
+    if (kind == 3)
+        for (int64_t j = 0; j < n; j++) {
+            H[j + j * ld] *= 1e-6 / (2.0 + sqrt((double)n));
+            if (j < ns) sub[j] *= 1e-6;
+        }
     if (kind == 2)
         for (int64_t j = 0; j < n; j++) {
             if (j % 97 == 5 || (j >= 300 && j < 340)) sub[j < ns ? j : 0] = 0.0;
@@ -426,6 +433,22 @@ int main(int argc, char **argv)
         test_h2t_extreme(ctx, tabs[t], &rng, 1000, 1e-20, 1);
         test_h2t_extreme(ctx, tabs[t], &rng, 1000, 1.0, 2);
         test_h2t_extreme(ctx, tabs[t], &rng, 700, 1.0, 2);
+        test_h2t_extreme(ctx, tabs[t], &rng, 1000, 1.0, 3);
+    }
+    /* the slab kernel with the generation as a checked matrix (FTLA_H2T_GEN=matrix): blocks in
+     * range by the matrix, the rest (kind 3: all of them) handed to the chain */
+    if (tabs[4]) {
+        setenv("FTLA_H2T_GEN", "matrix", 1);
+        const int64_t cs[] = {64, 129, 320, 1000, 4097, 20000};
+        for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++)
+            if (cs[i] <= cap) test_device(ctx, tabs[4], &rng, cs[i], cs[i]);
+        if (cap >= 1000) {
+            test_h2t_extreme(ctx, tabs[4], &rng, 1000, 0x1p700, 0);
+            test_h2t_extreme(ctx, tabs[4], &rng, 1000, 1.0, 1);
+            test_h2t_extreme(ctx, tabs[4], &rng, 1000, 1.0, 2);
+            test_h2t_extreme(ctx, tabs[4], &rng, 1000, 1.0, 3);
+        }
+        unsetenv("FTLA_H2T_GEN");
     }
     /* both sweeps by name (FTLA_LASR; the default: the scan for zero_to_hess, and for dlasr up to 8192 columns): thin
      * shapes (the checksums, one vector: several scan segments of 4096 steps, partial last

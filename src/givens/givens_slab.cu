@@ -12,7 +12,8 @@
  * own slabs' traffic, and the serial path is, per block: the flag's hand-over, 64 rotations on
  * one slab, and the generation of the next 64.
  *
- * The generation (docs/givens.md "Session 13") is a 64 x 64 product: the unnormalized chain
+ * The generation (FTLA_H2T_GEN=matrix, opt-in; docs/givens.md "Session 13") may be a 64 x 64
+ * product, checked: the unnormalized chain
  * (the persistent kernel's, docs/givens.md "Session 6"), with the working row
  * w_p = eps_p sigma_p W_p (sigma_p = tau_p^(-1/2)),
  *     W_(p+1) = -g_p W_p + F_p H(p+1, :),   tau_(p+1) = F_p^2 + g_p^2 tau_p,
@@ -20,8 +21,9 @@
  * is linear in the carry, and its matrix depends only on the block's own rows, which no
  * earlier block touches. h2t_minv forms it for every full block before the pipeline (scaled by
  * powers of two chosen from the block's data); the owner of slab b then forms F = M carry, tau
- * by a scan, and c, s. A block whose tau leaves [2^-600, 2^600] (or is not finite), and a
- * partial last block, run the chain itself: one lane per column of the slab's diagonal tile
+ * by a scan, and c, s, while warp 1 checks F against the chain's recurrence. A block whose tau
+ * leaves [2^-600, 2^600] (or is not finite) or whose check fails, a partial last block, and
+ * every block by default, run the chain itself: one lane per column of the slab's diagonal tile
  * (two columns a lane), F_(p+1) shuffled from its column's lane, W and tau rescaled by a power
  * of two every four steps; where that too leaves the range (extreme scales, f = g = 0,
  * non-finite data) the block is generated again with dlartg itself. The tile's rows are then
@@ -56,7 +58,7 @@ constexpr int NBUF = 5;             /* tiles in flight */
 constexpr int MAXS = 16;            /* slabs a block may own */
 constexpr size_t TILE = (size_t)SB * LDT;
 constexpr int REC = SB * SB + SB;  /* a block's generation matrix (h2t_minv) and its scales */
-constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + REC + SB + 2 * NBUF; /* + two mbarriers a buffer */
+constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + REC + SB + 2 + 2 * NBUF; /* + two mbarriers a buffer */
 constexpr size_t SMEM = SMEM_DBL * sizeof(double) + 16;
 
 struct Args {
@@ -639,7 +641,8 @@ __device__ __forceinline__ void gen_fetch(const Args &a, int b, double *rec)
 __device__ __forceinline__ void gen_fetch_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
 /* both compute warps: F' = M carry (thread t: F'_t into Fs); then warp 0 the scan of
- * tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s; false where out of range */
+ * tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s, while warp 1 checks F' against the
+ * chain's recurrence; false (the chain runs) where tau' leaves the range or the check fails */
 __device__ bool generate_fast(const Args &a, int bd, const double *T, const double *carry,
                               const double *rec, double *Fs, double *cs, double *ss)
 {
@@ -656,6 +659,33 @@ __device__ bool generate_fast(const Args &a, int bd, const double *T, const doub
     }
     H2TS_BAR_SYNC(1, NCT);
     bool ok = true;
+    if (warp == 1) {
+        /* the check: F' against the chain's own recurrence run with F' itself — the residual
+         * of the triangular system the chain solves by substitution, against the size of its
+         * terms (the same running sums in absolute values). Within 512 u, F' solves a system
+         * perturbed componentwise no more than ~8x the chain's own bound (gamma_64); else the
+         * chain runs. */
+        const int t0 = lane, t1 = lane + 32;
+        double W0 = carry[t0], W1 = carry[t1], A0 = fabs(W0), A1 = fabs(W1);
+#pragma unroll 9
+        for (int p = 0; p < SB - 1; p++) {
+            /* (-g W + F h) / rho as -g/rho W + F/rho h: one DMUL and one DFMA on each chain,
+             * selected without branches */
+            const double ir = rec[SB * SB + p], F = Fs[p] * ir, g = T[p * LDT + p + 1] * ir;
+            const double aF = fabs(F), ag = fabs(g);
+            const double h0 = T[t0 * LDT + p + 1], h1 = T[t1 * LDT + p + 1];
+            const double w0 = fma(F, h0, -g * W0), a0 = fma(aF, fabs(h0), ag * A0);
+            const double w1 = fma(F, h1, -g * W1), a1 = fma(aF, fabs(h1), ag * A1);
+            W0 = p < t0 ? w0 : W0, A0 = p < t0 ? a0 : A0;
+            W1 = p < t1 ? w1 : W1, A1 = p < t1 ? a1 : A1;
+        }
+        const double F0 = Fs[t0], F1 = Fs[t1];
+        const double u512 = 0x1p-44; /* 512 u */
+        const bool good = fabs(W0 - F0) <= u512 * (A0 + fabs(F0)) &&
+                          fabs(W1 - F1) <= u512 * (A1 + fabs(F1));
+        const bool all = __all_sync(full, good);
+        if (lane == 0) Fs[SB] = all ? 1.0 : 0.0;
+    }
     if (warp == 0) {
         const double F0 = Fs[lane], F1 = Fs[lane + 32];
         const double ir0 = rec[SB * SB + lane], ir1 = rec[SB * SB + lane + 32];
@@ -679,7 +709,8 @@ __device__ bool generate_fast(const Args &a, int bd, const double *T, const doub
         if (lane == 0) H2TS_STAMP(bd, 1);
         ok = form_cs(T, SB, F0, F1, ex0, ex1, cs, ss);
     }
-    return ok;
+    H2TS_BAR_SYNC(1, NCT); /* warp 1's verdict */
+    return ok && Fs[SB] != 0.0;
 }
 
 __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
@@ -690,8 +721,8 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     double *csb = carry + MAXS * SB;                /* [2][64]: c of blocks by parity */
     double *ssb = csb + 2 * SB;                     /* [2][64] */
     double *grec = ssb + 2 * SB;                    /* a block's generation record (REC) */
-    double *gF = grec + REC;                        /* F' of the generation (64) */
-    unsigned long long *mbar = (unsigned long long *)(gF + SB); /* full: NBUF */
+    double *gF = grec + REC;                        /* F' of the generation (64), the check */
+    unsigned long long *mbar = (unsigned long long *)(gF + SB + 2); /* full: NBUF */
     unsigned long long *mbe = mbar + NBUF;                           /* empty: NBUF */
     const int tid = threadIdx.x, warp = tid >> 5;
     const int me = blockIdx.x, G = a.G;
@@ -913,11 +944,12 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     a.Pall = (int)cdiv(n, SB);
     a.G = cache[dev].sms < a.Pall ? cache[dev].sms : a.Pall;
     if (cdiv(a.Pall, a.G) > MAXS) return FT_SUCCESS;
-    /* the generation as a matrix for every full block (FTLA_H2T_GEN=chain: the chain only) */
+    /* FTLA_H2T_GEN=matrix: the generation as a matrix for every full block (opt-in: its check
+     * costs more than the matrix saves, docs/givens.md "Session 13"); else the chain */
     a.minv = NULL;
     {
         const char *ge = getenv("FTLA_H2T_GEN");
-        if (ns >= SB && !(ge && strcmp(ge, "chain") == 0)) {
+        if (ns >= SB && ge && strcmp(ge, "matrix") == 0) {
             double *ws = NULL;
             FT_CHECK(ftla_cuda_queue_scratch(q, (size_t)(ns / SB) * REC * sizeof(double), (void **)&ws));
             Args am = a;
