@@ -214,11 +214,11 @@ typedef struct ft_backend {
 /* The element mix of digest(): for each r a bijection of the 64 bits (add a row-dependent
  * constant, multiply by an odd constant), so one element's change always changes the sum. */
 #if defined(__CUDACC__)
-__host__ __device__ __forceinline__
+#define FT_DIGEST_FN __host__ __device__ __forceinline__
 #else
-static inline
+#define FT_DIGEST_FN static inline
 #endif
-uint64_t ft_digest_mix(uint64_t bits, int64_t r)
+FT_DIGEST_FN uint64_t ft_digest_mix(uint64_t bits, int64_t r)
 {
     return (bits + (uint64_t)r * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
 }
@@ -227,7 +227,7 @@ uint64_t ft_digest_mix(uint64_t bits, int64_t r)
  *   sum_r mix(b_r, r) = K2 (sum_r b_r + K1 rows (rows - 1) / 2)  (mod 2^64):
  * a plain sum of the bit patterns, finished here (host loops that copy a column anyway sum its
  * bits on the way: qr_loop.c). */
-static inline uint64_t ft_digest_finish(uint64_t bitsum, int64_t rows)
+FT_DIGEST_FN uint64_t ft_digest_finish(uint64_t bitsum, int64_t rows)
 {
     const uint64_t r = (uint64_t)rows;
     const uint64_t tri = (r & 1u) ? r * ((r - 1u) / 2u) : (r / 2u) * (r - 1u);

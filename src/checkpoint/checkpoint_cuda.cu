@@ -1,7 +1,8 @@
 /*
  * checkpoint_cuda.cu — the checkpoint sums of Q on the device (checkpoint.h): one block per
  * column; exact in GF(p) (ckp_field.h), so the result equals the host's running sums bit for
- * bit.
+ * bit. A column's rows may be split over gridDim.y blocks, whose sums are added mod p
+ * (atomically: exact, so in any order).
  *
  * The weights C(t + e - 1, e) (t = m - r) are the running sums of running sums the host forms
  * with additions only; a thread does the same over a run of K consecutive rows, with a local
@@ -25,6 +26,7 @@ namespace {
 constexpr int CT = 256;            /* threads a block */
 constexpr int CW = CT / 32;        /* warps a block */
 constexpr int K = 16;              /* rows a thread's run */
+static_assert(K <= 16, "the running sums of 32-bit halves fit 64 bits for K <= 16");
 constexpr int SEG = 32 * K;        /* rows a warp's segment */
 constexpr int PAD = SEG + SEG / 16; /* a segment in shared memory, one pad word every 16 */
 
@@ -41,25 +43,37 @@ __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t
     const uint64_t inv4 = ckp_mul(CKP_INV2, CKP_INV2);
     uint64_t s[CKP_NS] = {0, 0, 0, 0, 0};
     uint64_t *sg = seg[w];
-    /* segments of SEG rows from row c + 1, warp w taking every CW-th */
-    for (int64_t base = c + 1 + (int64_t)w * SEG; base < m; base += (int64_t)CW * SEG) {
-#pragma unroll 4
+    /* segments of SEG rows from row c + 1, warp w of part y taking every (CW gridDim.y)-th */
+    for (int64_t base = c + 1 + ((int64_t)blockIdx.y * CW + w) * SEG; base < m;
+         base += (int64_t)gridDim.y * CW * SEG) {
+        /* the loads first, then the stores (a load-store pair at a time waited for each load) */
+        uint64_t ld[K];
+#pragma unroll
         for (int k = 0; k < K; k++) {
             const int64_t r = base + 32 * k + l;
-            sg[pidx(32 * k + l)] =
-                r < m ? ckp_elem((uint64_t)__double_as_longlong(__ldg(a + r))) : 0ull;
+            ld[k] = r < m ? (uint64_t)__double_as_longlong(__ldg(a + r)) : 0ull;
         }
+#pragma unroll
+        for (int k = 0; k < K; k++) sg[pidx(32 * k + l)] = ld[k];
         __syncwarp();
         /* this lane's run: rows base + K l ... + K - 1, top to bottom (t' = K ... 1) */
-        uint64_t r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0;
+        /* the bits b = 2^32 hi + lo (= elem mod p): the running sums of the halves exactly in
+         * 64 bits (at most C(K + 4, 5) 2^32 < 2^46 for K = 16), reduced once a run — plain
+         * additions, where a sum mod p every row made the kernel wait on its integer units */
+        uint64_t l0 = 0, l1 = 0, l2 = 0, l3 = 0, l4 = 0, h0 = 0, h1 = 0, h2 = 0, h3 = 0, h4 = 0;
 #pragma unroll
         for (int j = 0; j < K; j++) {
-            r0 = ckp_add(r0, sg[pidx(K * l + j)]);
-            r1 = ckp_add(r1, r0);
-            r2 = ckp_add(r2, r1);
-            r3 = ckp_add(r3, r2);
-            r4 = ckp_add(r4, r3);
+            const uint64_t b = sg[pidx(K * l + j)];
+            l0 += b & 0xffffffffull, h0 += b >> 32;
+            l1 += l0, h1 += h0;
+            l2 += l1, h2 += h1;
+            l3 += l2, h3 += h2;
+            l4 += l3, h4 += h3;
         }
+        const uint64_t t32 = 1ull << 32;
+        const uint64_t r0 = ckp_add(ckp_mul(h0, t32), l0), r1 = ckp_add(ckp_mul(h1, t32), l1),
+                       r2 = ckp_add(ckp_mul(h2, t32), l2), r3 = ckp_add(ckp_mul(h3, t32), l3),
+                       r4 = ckp_add(ckp_mul(h4, t32), l4);
         __syncwarp(); /* the segment is reloaded next */
         /* D = t - t' = m - (base + K l + K), mod p (negative past the end of the column) */
         const int64_t d = m - (base + (int64_t)K * l + K);
@@ -86,7 +100,16 @@ __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t
     if (threadIdx.x < CKP_NS) {
         uint64_t v = 0;
         for (int i = 0; i < CW; i++) v = ckp_add(v, red[i][threadIdx.x]);
-        out[CKP_NS * c + threadIdx.x] = v;
+        unsigned long long *o = (unsigned long long *)(out + CKP_NS * c + threadIdx.x);
+        if (gridDim.y == 1) {
+            *o = v;
+        } else { /* o += v mod p, o cleared first: exact, so the order does not matter */
+            unsigned long long old = *o, seen;
+            do {
+                seen = old;
+                old = atomicCAS(o, seen, (unsigned long long)ckp_add(seen, v));
+            } while (old != seen);
+        }
     }
 }
 
@@ -99,7 +122,16 @@ static int c_sums(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t
 {
     if (nc <= 0) return FT_SUCCESS;
     if (nc > 0x7fffffff) return FT_ERR_TOO_LARGE;
-    sums_k<<<(unsigned)nc, CT, 0, ftla_cuda_queue_stream(q)>>>(m, A, lda, out);
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    /* parts of the rows (grid.y) while the columns alone leave the device short of blocks: one
+     * block a column of a panel (128 columns of 8192 rows at n = 16384) took 28 us on the H100,
+     * its multiplications mod p waiting on one block of 8 warps an SM */
+    const int64_t segs = (m + (int64_t)CW * SEG - 1) / ((int64_t)CW * SEG);
+    int64_t gy = nc >= 1024 ? 1 : (2047 + nc) / nc;
+    if (gy > segs) gy = segs;
+    if (gy < 1) gy = 1;
+    if (gy > 1) FTLA_CUDA_TRY(cudaMemsetAsync(out, 0, sizeof(uint64_t) * CKP_NS * (size_t)nc, s));
+    sums_k<<<dim3((unsigned)nc, (unsigned)gy), CT, 0, s>>>(m, A, lda, out);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }

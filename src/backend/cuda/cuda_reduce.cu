@@ -257,10 +257,16 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /*
- * digest: one thread block per column (grid-stride beyond the grid), the 256 threads striding
- * down the column (coalesced), each summing ft_digest_mix of the bits mod 2^64; integer sums are
- * associative, so the result is the host's bit for bit whatever the order.
+ * digest: blocks (c, y) for column c (grid-stride beyond the grid) and the y-th of gridDim.y
+ * parts of its rows (a grid-stride over chunks of kDigChunk rows), the 256 threads striding down
+ * (coalesced). The mix is affine in the bits (backend.h), so a block sums the bits and the row
+ * indices of its rows and adds K2 (bits + K1 rows) to out[c]: mod 2^64, the host's digest bit for
+ * bit whatever the order. One part a column (gridDim.y = 1): stored; else added atomically to an
+ * out[] cleared first. The parts let a few wide columns (a panel's 128 to 256) fill the device:
+ * one block a column took 6 us for a 8192 x 128 V on the H100, twice a read of it.
  */
+constexpr int64_t kDigChunk = 2 * 4 * kThreads;
+
 __global__ void __launch_bounds__(kThreads)
     digest_kernel(int64_t rows, int64_t cols, const double *__restrict__ X, int64_t ldx,
                   unsigned long long *__restrict__ out)
@@ -269,27 +275,37 @@ __global__ void __launch_bounds__(kThreads)
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int64_t c = blockIdx.x; c < cols; c += gridDim.x) {
         const double *x = X + c * ldx;
-        /* four independent loads in flight per thread (the sum is order-independent) */
-        unsigned long long h = 0, h1 = 0, h2 = 0, h3 = 0;
-        int64_t r = threadIdx.x;
-        for (; r + 3 * kThreads < rows; r += 4 * kThreads) {
-            const double a0 = __ldg(x + r), a1 = __ldg(x + r + kThreads),
-                         a2 = __ldg(x + r + 2 * kThreads), a3 = __ldg(x + r + 3 * kThreads);
-            h += ft_digest_mix((uint64_t)__double_as_longlong(a0), r);
-            h1 += ft_digest_mix((uint64_t)__double_as_longlong(a1), r + kThreads);
-            h2 += ft_digest_mix((uint64_t)__double_as_longlong(a2), r + 2 * kThreads);
-            h3 += ft_digest_mix((uint64_t)__double_as_longlong(a3), r + 3 * kThreads);
+        /* four independent loads in flight per thread */
+        unsigned long long h = 0, h1 = 0, h2 = 0, h3 = 0, ri = 0;
+        for (int64_t c0 = (int64_t)blockIdx.y * kDigChunk; c0 < rows;
+             c0 += (int64_t)gridDim.y * kDigChunk) {
+            const int64_t c1 = c0 + kDigChunk < rows ? c0 + kDigChunk : rows;
+            int64_t r = c0 + threadIdx.x;
+            for (; r + 3 * kThreads < c1; r += 4 * kThreads) {
+                h += (unsigned long long)__double_as_longlong(__ldg(x + r));
+                h1 += (unsigned long long)__double_as_longlong(__ldg(x + r + kThreads));
+                h2 += (unsigned long long)__double_as_longlong(__ldg(x + r + 2 * kThreads));
+                h3 += (unsigned long long)__double_as_longlong(__ldg(x + r + 3 * kThreads));
+                ri += 4 * (unsigned long long)r + 6 * kThreads;
+            }
+            for (; r < c1; r += kThreads) {
+                h += (unsigned long long)__double_as_longlong(__ldg(x + r));
+                ri += (unsigned long long)r;
+            }
         }
-        for (; r < rows; r += kThreads)
-            h += ft_digest_mix((uint64_t)__double_as_longlong(__ldg(x + r)), r);
-        h += h1 + h2 + h3;
+        /* sum of mix(b_r, r) over this thread's rows = K2 (sum b_r + K1 sum r); K1, K2 the
+         * constants of ft_digest_mix: mix(b, r) = (b + r K1) K2 */
+        h = ft_digest_mix(h + h1 + h2 + h3, 0) + ri * (0x9e3779b97f4a7c15ull * 0xbf58476d1ce4e5b9ull);
         for (int off = 16; off > 0; off >>= 1) h += __shfl_down_sync(kFullMask, h, off);
         if (lane == 0) part[warp] = h;
         __syncthreads();
         if (warp == 0) {
             h = lane < kWarps ? part[lane] : 0ull;
             for (int off = 16; off > 0; off >>= 1) h += __shfl_down_sync(kFullMask, h, off);
-            if (lane == 0) out[c] = h;
+            if (lane == 0) {
+                if (gridDim.y == 1) out[c] = h;
+                else atomicAdd(out + c, h);
+            }
         }
         __syncthreads();
     }
@@ -540,7 +556,11 @@ int ftla_cuda_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
     if (cols == 0) return FT_SUCCESS;
     if (!out || (rows > 0 && !X) || (cols > 1 && rows > 0 && ldx < rows)) return FT_ERR_INTERNAL;
     cudaStream_t s = ftla_cuda_queue_stream(q);
-    const dim3 grid((unsigned)imin(cols, kMaxGridX));
+    /* parts of the rows while the columns alone leave the device short of blocks */
+    const int64_t chunks = (rows + kDigChunk - 1) / kDigChunk;
+    const int64_t gy = cols >= 512 || chunks <= 1 ? 1 : imin(imin(chunks, (1023 + cols) / cols), 64);
+    if (gy > 1) FTLA_CUDA_TRY(cudaMemsetAsync(out, 0, (size_t)cols * sizeof *out, s));
+    const dim3 grid((unsigned)imin(cols, kMaxGridX), (unsigned)gy);
     digest_kernel<<<grid, kThreads, 0, s>>>(rows, cols, X, ldx, (unsigned long long *)out);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
