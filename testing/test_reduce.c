@@ -13,8 +13,9 @@
  *   - the checkpoint sums of Q (checkpoint.h, the backend's kernel table): equal to
  *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows;
  *   - the panel's check on arrival (qr_pcheck.h, the backend's kernel table): the digests of
- *     V and T equal to qr_pc_arrive_ref's bit for bit, ||v_c||^2 and max |d| within 1e-12
- *     relative, a NaN in V giving a NaN maximum.
+ *     V and T, the column maxima of Y and its top block equal to qr_pc_arrive_ref's bit for
+ *     bit, ||v_c||^2 within 1e-12 relative, a NaN in V or Y giving NaN where it must;
+ *     W = T V_1^T (s R) (wform) against qr_pc_wform_ref.
  * The host kernels run on the shared team (core/team.h): FTLA_HOST_THREADS=1 and the default
  * must both pass (CTest runs both).
  *
@@ -212,60 +213,150 @@ static void ckp_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t nc)
     free(A), free(out), free(ref);
 }
 
-/* The arrival check of a panel mi x ib: random V, T, R, x (d of size ~1, so the orders of the
- * sums differ only in rounding), one = 0.5; with nan, V(mi - 1, ib - 1) = NaN. */
+/* The arrival check of a panel mi x ib on random V, T, Y (ld > rows): digests, maxima and the
+ * top block bit for bit against qr_pc_arrive_ref, ||v_c||^2 within 1e-12 relative. nan 1:
+ * V(mi - 1, ib - 1) = NaN (that column's ||v||^2 NaN); nan 2: Y(mi - 1, ib - 1) = NaN (with
+ * mi > ib: that column's maximum NaN). */
+static int same_or_nan(double a, double b) { return (a != a && b != b) || a == b; }
+
 static void arrive_case(env_t *e, tu_rng_t *rng, int64_t mi, int64_t ib, int nan)
 {
-    const int64_t ldv = mi + 3, ldt = ib + 1, ldr = ib + 2;
-    const int64_t nv = ldv * ib, nt = ldt * ib, nr = ldr * ib;
-    double *h = tu_malloc(nv + nt + nr + mi);
-    tu_fill(rng, nv + nt + nr + mi, 1, h, nv + nt + nr + mi);
-    if (nan) h[(mi - 1) + (ib - 1) * ldv] = NAN;
+    const int64_t ldv = mi + 3, ldt = ib + 1, ldy = mi + 2, ldtop = ib + 5;
+    const int64_t nv = ldv * ib, nt = ldt * ib, ny = ldy * ib, nh = nv + nt + ny;
+    double *h = tu_malloc(nh);
+    tu_fill(rng, nh, 1, h, nh);
+    if (nan == 1) h[(mi - 1) + (ib - 1) * ldv] = NAN;
+    if (nan == 2) h[nv + nt + (mi - 1) + (ib - 1) * ldy] = NAN;
     const ft_backend_t *be = e->be;
-    double *dV = e->dA, *dT = dV + nv, *dR = dT + nt, *dx = dR + nr;
-    uint64_t *o = (uint64_t *)e->dX; /* digV ib, digT ib, ss ib, mx G, then the scratch */
-    double *scr = e->dX + 3 * ib + QR_PC_G;
-    const int64_t no = 3 * ib + QR_PC_G;
-    uint64_t *got = malloc(sizeof(uint64_t) * (size_t)no), *ref = malloc(sizeof(uint64_t) * (size_t)no);
-    double *rscr = tu_malloc(2 * ib);
-    int st = be->set_matrix(e->q, nv + nt + nr + mi, 1, h, nv + nt + nr + mi, dV, nv + nt + nr + mi);
+    double *dV = e->dA, *dT = dV + nv, *dY = dT + nt;
+    /* out: digV ib, digT ib, ss ib, cmx ib, top ldtop x ib; then the scratch */
+    const int64_t no = 4 * ib + ldtop * ib;
+    uint64_t *o = (uint64_t *)e->dX;
+    double *scr = e->dX + no;
+    uint64_t *got = calloc((size_t)no, sizeof *got), *ref = calloc((size_t)no, sizeof *ref);
+    int st = be->set_matrix(e->q, nh, 1, h, nh, dV, nh);
+    if (!st) st = be->set_matrix(e->q, no, 1, (const double *)ref, no, (double *)o, no); /* 0 */
     if (!st)
-        st = qr_pc_kernels(be)->arrive(e->q, mi, ib, dV, ldv, dT, ldt, dR, ldr, dx, 0.5, o,
-                                       o + ib, (double *)(o + 2 * ib), (double *)(o + 3 * ib), scr);
+        st = qr_pc_kernels(be)->arrive(e->q, mi, ib, dV, ldv, dT, ldt, dY, ldy, o, o + ib,
+                                       (double *)(o + 2 * ib), (double *)(o + 3 * ib),
+                                       (double *)(o + 4 * ib), ldtop, scr);
     if (!st) st = be->get_matrix(e->q, no, 1, (const double *)o, no, (double *)got, no);
     if (!st) st = be->sync(e->q);
     TU_CHECK(st == 0, "arrive %s %lld x %lld: %s", be->name, (long long)mi, (long long)ib,
              ft_strerror(st));
     if (!st) {
-        double *rss = (double *)(ref + 2 * ib), *rmx = (double *)(ref + 3 * ib);
-        qr_pc_arrive_ref(mi, ib, h, ldv, h + nv, ldt, h + nv + nt, ldr, h + nv + nt + nr, 0.5,
-                         ref, ref + ib, rss, rmx, rscr);
-        const double *gss = (const double *)(got + 2 * ib), *gmx = (const double *)(got + 3 * ib);
+        qr_pc_arrive_ref(mi, ib, h, ldv, h + nv, ldt, h + nv + nt, ldy, ref, ref + ib,
+                         (double *)(ref + 2 * ib), (double *)(ref + 3 * ib),
+                         (double *)(ref + 4 * ib), ldtop);
         TU_CHECK(!memcmp(got, ref, sizeof(uint64_t) * 2 * (size_t)ib),
                  "arrive %s %lld x %lld: digests differ from the reference", be->name,
                  (long long)mi, (long long)ib);
-        int ok = 1;
-        for (int64_t c = 0; c < ib; c++)
-            if (!(fabs(gss[c] - rss[c]) <= 1e-12 * rss[c]) && !(nan && gss[c] != gss[c]))
+        const double *gss = (const double *)(got + 2 * ib), *rss = (const double *)(ref + 2 * ib);
+        const double *gc = (const double *)(got + 3 * ib), *rc = (const double *)(ref + 3 * ib);
+        int ok = 1, okc = 1, okt = 1;
+        for (int64_t c = 0; c < ib; c++) {
+            if (!(fabs(gss[c] - rss[c]) <= 1e-12 * rss[c]) && !(gss[c] != gss[c] && rss[c] != rss[c]))
                 ok = 0;
-        double m = 0.0;
-        int gnan = 0;
-        for (int g = 0; g < QR_PC_G; g++) {
-            if (gmx[g] != gmx[g]) gnan = 1;
-            else if (gmx[g] > m) m = gmx[g];
+            if (!same_or_nan(gc[c], rc[c])) okc = 0;
+            for (int64_t r = 0; r < (mi < ib ? mi : ib); r++) {
+                const int64_t k = 4 * ib + r + c * ldtop;
+                if (got[k] != ref[k]) okt = 0;
+            }
         }
-        if (nan) ok = ok && gnan && rmx[0] != rmx[0];
-        else ok = ok && !gnan && fabs(m - rmx[0]) <= 1e-12 * rmx[0] && rmx[0] > 0.0;
-        TU_CHECK(ok, "arrive %s %lld x %lld%s: sums or max |d| %.17g differ from the reference "
-                 "%.17g", be->name, (long long)mi, (long long)ib, nan ? " (NaN)" : "", m, rmx[0]);
+        if (nan == 1) ok = ok && gss[ib - 1] != gss[ib - 1];
+        if (nan == 2 && mi > ib) okc = okc && gc[ib - 1] != gc[ib - 1];
+        TU_CHECK(ok && okc && okt,
+                 "arrive %s %lld x %lld (nan %d): sums %d, column maxima %d, top %d", be->name,
+                 (long long)mi, (long long)ib, nan, ok, okc, okt);
     }
-    free(h), free(got), free(ref), free(rscr);
+    free(h), free(got), free(ref);
+}
+
+/* W = T V_1^T (s R) against qr_pc_wform_ref (backends with their own wform): within 1e-13 ib of
+ * the largest |W| elementwise, exact zeros below the diagonal; the triangles not read hold
+ * random values (they must not count). */
+static void wform_case(env_t *e, tu_rng_t *rng, int64_t ib)
+{
+    const qr_pc_kernels_t *K = qr_pc_kernels(e->be);
+    if (!K->wform) return;
+    const int64_t ldv = ib + 7, ldt = ib + 1, ldr = ib + 3, ldw = ib + 2;
+    const int64_t nv = ldv * ib, nt = ldt * ib, nr = ldr * ib, nh = nv + nt + nr;
+    double *h = tu_malloc(nh), *got = tu_malloc(ldw * ib), *ref = tu_malloc(ldw * ib);
+    tu_fill(rng, nh, 1, h, nh);
+    const ft_backend_t *be = e->be;
+    double *dV = e->dA, *dT = dV + nv, *dR = dT + nt, *dW = dR + nr;
+    int st = be->set_matrix(e->q, nh, 1, h, nh, dV, nh);
+    if (!st) st = K->wform(e->q, ib, dV, ldv, dT, ldt, dR, ldr, 0.5, dW, ldw, e->dX);
+    if (!st) st = be->get_matrix(e->q, ib, ib, dW, ldw, got, ldw);
+    if (!st) st = be->sync(e->q);
+    TU_CHECK(st == 0, "wform %s ib %lld: %s", be->name, (long long)ib, ft_strerror(st));
+    if (!st) {
+        qr_pc_wform_ref(ib, h, ldv, h + nv, ldt, h + nv + nt, ldr, 0.5, ref, ldw);
+        double mx = 0.0, err = 0.0;
+        int zeros = 1;
+        for (int64_t j = 0; j < ib; j++)
+            for (int64_t i = 0; i < ib; i++) {
+                const double g = got[i + j * ldw], r = ref[i + j * ldw];
+                if (i > j && g != 0.0) zeros = 0;
+                if (fabs(r) > mx) mx = fabs(r);
+                if (!(fabs(g - r) <= err)) err = fabs(g - r);
+            }
+        TU_CHECK(zeros && err <= 1e-13 * (double)ib * mx,
+                 "wform %s ib %lld: error %.3g (largest |W| %.3g), zeros below %d", be->name,
+                 (long long)ib, err, mx, zeros);
+    }
+    free(h), free(got), free(ref);
 }
 
 static int cmpd(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* The panel-sized kernels of the QR checks (a panel mi x ib): us a call, the median of 7 runs of
+ * 20 calls back to back (the device's time, launches overlapped), and GB/s of what each reads. */
+static void bench_panel(env_t *e, tu_rng_t *rng)
+{
+    const int64_t shapes[][2] = {{16384, 128}, {8192, 128}, {16384, 256}, {2048, 128}};
+    const qr_pc_kernels_t *K = qr_pc_kernels(e->be);
+    printf("%%   mi     ib  op          us(med)   min      max     GB/s\n");
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int64_t mi = shapes[s][0], ib = shapes[s][1];
+        double *col = tu_malloc(mi);
+        for (int64_t j = 0; j < 2 * ib + ib; j++) {
+            tu_fill(rng, mi, 1, col, mi);
+            e->be->set_matrix(e->q, mi, 1, col, mi, e->dA + j * mi, mi);
+        }
+        free(col);
+        const double *V = e->dA, *Y = e->dA + ib * mi, *T = e->dA + 2 * ib * mi;
+        uint64_t *o = (uint64_t *)e->dX;
+        double *scr = e->dX + 4 * ib + ib * ib;
+        for (int op = 0; op < 4; op++) {
+            double t[7];
+            for (int r = -1; r < 7; r++) {
+                e->be->sync(e->q);
+                const double t0 = ft_wtime();
+                for (int c = 0; c < 20; c++) {
+                    if (op == 0) e->be->digest(e->q, mi, ib, V, mi, o);
+                    else if (op == 1) ckp_kernels(e->be)->sums(e->q, mi, ib, V, mi, e->dS);
+                    else if (op == 2 && K->wform)
+                        K->wform(e->q, ib, V, mi, T, mi, Y, mi, 1.0, (double *)o, ib, scr);
+                    else if (op == 3)
+                        K->arrive(e->q, mi, ib, V, mi, T, mi, Y, mi, o, o + ib,
+                                  (double *)(o + 2 * ib), (double *)(o + 3 * ib),
+                                  (double *)(o + 4 * ib), ib, scr);
+                }
+                e->be->sync(e->q);
+                if (r >= 0) t[r] = (ft_wtime() - t0) / 20;
+            }
+            qsort(t, 7, sizeof t[0], cmpd);
+            const double el = op == 3 ? 2.0 * mi * ib : op == 2 ? 3.0 * ib * ib : (double)mi * ib;
+            static const char *nm[] = {"digest", "ckp_sums", "wform", "arrive"};
+            printf("%7lld %6lld %-10s %8.2f %8.2f %8.2f %7.0f\n", (long long)mi, (long long)ib,
+                   nm[op], 1e6 * t[3], 1e6 * t[0], 1e6 * t[6], 8.0 * el / t[3] * 1e-9);
+        }
+    }
 }
 
 static void bench(env_t *e, tu_rng_t *rng)
@@ -327,6 +418,7 @@ int main(int argc, char **argv)
     tu_rng_t rng;
     tu_seed(&rng, 5);
     if (do_bench) {
+        bench_panel(&e, &rng);
         bench(&e, &rng);
     } else {
         const int64_t ws[][4] = {{1, 1, 32, 3},     {5, 3, 32, 3},     {33, 70, 32, 3},
@@ -351,13 +443,15 @@ int main(int argc, char **argv)
             if (small && cs[s][0] > 300) continue;
             ckp_case(&e, &rng, cs[s][0], cs[s][1]);
         }
-        const int64_t as[][2] = {{1, 1},     {5, 3},     {64, 64},  {300, 32},
-                                 {3000, 64}, {4099, 128}, {8200, 128}};
+        const int64_t as[][2] = {{1, 1},     {5, 3},      {64, 64},    {300, 32},  {3000, 64},
+                                 {4099, 128}, {8200, 128}, {20000, 40}, {1500, 256}};
         for (size_t s = 0; s < sizeof as / sizeof as[0]; s++) {
             if (small && as[s][0] > 300) continue;
-            arrive_case(&e, &rng, as[s][0], as[s][1], 0);
-            arrive_case(&e, &rng, as[s][0], as[s][1], 1);
+            for (int nan = 0; nan < 3; nan++) arrive_case(&e, &rng, as[s][0], as[s][1], nan);
         }
+        const int64_t wb[] = {1, 3, 32, 33, 100, 128, 256};
+        for (size_t s = 0; s < sizeof wb / sizeof wb[0]; s++)
+            if (!small || wb[s] <= 64) wform_case(&e, &rng, wb[s]);
     }
     ft_call_end(&e.c, st);
     return tu_finish();

@@ -82,17 +82,18 @@ int main(void)
         i128 rw = 9 * B * (i128)m + (3 + 2) * (i128)n + 2 * (i128)nb * m +
                   (np + 2) * (i128)nb * nb + (i128)nb * n + 3 * B * nb + 7 * (i128)m + 64 +
                   5 * kk;
-        /* + the panel checks (issue 9): x of two panels, the sigma vector, the kernel's
-         * scratch (3 x 64 nb), 3 result slots (4 nb + 64 + nb^2 each) and an end slot (4 nb),
-         * the digests of every T (np nb) and of every V and T after its update (2 np nb); on
-         * the host the slots and five digests per panel column (np nb each) */
-        rw += 2 * (i128)m + (1 + 192 + 16) * (i128)nb + 192 + 3 * (i128)nb * nb + 3 * np * nb;
+        /* + the panel checks (issue 9): the kernels' scratch (nb^2 + 3 x 256 nb), 3 result
+         * slots (4 nb + nb^2 each) and an end slot (4 nb), the digests of every T (np nb) and
+         * of every V and T after its update (2 np nb); on the host the slots and five digests
+         * per panel column (np nb each) */
+        rw += (i128)nb * nb + 3 * 256 * (i128)nb;
+        rw += 16 * (i128)nb + 3 * (i128)nb * nb + 3 * np * nb;
         /* + the column checks: sigma A_p of two panels (2 m nb) and the work of Q_p^T A_p
          * (nb^2); on the host a ring of 3 (R, thresholds) */
         rw += 2 * (i128)m * nb + (i128)nb * nb;
         i128 rh = 2 * (i128)nb * m + 2 * (i128)nb * nb + 64 * (i128)nb + (3 + 4) * (i128)n +
                   (7 * B + 3) * (i128)m + 2 * B + 64 + 13 * kk;
-        rh += 16 * (i128)nb + 192 + 3 * (i128)nb * nb + 5 * np * nb;
+        rh += 16 * (i128)nb + 3 * (i128)nb * nb + 5 * np * nb;
         rh += 3 * ((i128)nb * nb + nb);
         /* + panels in work memory (issue 10): tau (k) and the seal's digests (2 nb); on the
          * host a ring of 3 (R_pp, tau) */

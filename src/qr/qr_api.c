@@ -198,9 +198,9 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     }
     if (g.protect && g.norms_ready)
         ft_log(c->ctx, 2, "dgeqrf: check threshold %.3e, max clean residual / (u*bound) = %.3e; "
-               "panel checks: max ||d|| / (u*bound) = %.3e, max |tau ||v||^2 - 2| / 4u = %.3e, "
+               "panel checks: max |tau ||v||^2 - 2| / 4u = %.3e, "
                "max column ||d_j|| / (u sigma ||r_j||) = %.3e",
-               g.thr, g.max_ratio, g.pc_ratio, g.pc_oratio, g.pc_cratio);
+               g.thr, g.max_ratio, g.pc_oratio, g.pc_cratio);
     c->rep.time_protect = g.tprot;
     c->rep.time_recovery = g.trec;
     if (g.prof) qr_profile_log(&g);

@@ -106,14 +106,13 @@ typedef struct {
     double *tau1, *tau2;
     int64_t ckdone, ckrec_done;
     /* the checks of each panel and of the reflectors each update applies (qr_pcheck.c):
-     * dPx[p & 1] = sigma A_p e of panel p before it goes to the host, dOnes nb elements sigma,
-     * dPs the kernel's scratch; a ring of 3 result slots of QR_PC_SL words (dPslot, hPslot;
-     * plus an end slot of 4 nb), the seals of every panel's V and T (vdig, tdig: np nb), the
-     * digests of every T now (dTD, hTD: np nb), the thresholds of the slots (pcb, pcok). */
+     * dPs the kernels' scratch (QR_PC_SCR(nb), qr_pcheck.h); a ring of 3 result slots of
+     * QR_PC_SL words (dPslot, hPslot; plus an end slot of 4 nb), the seals of every panel's V and T (vdig, tdig: np nb), the
+     * digests of every T now (dTD, hTD: np nb), whether the slots' panels are checkable (pcok). */
     int pcheck;
-    double *dPx[2], *dOnes, *dPs;
-    /* the column checks: dPa[p & 1] = sigma A_p (m x nb) before panel p goes to the host, then
-     * sigma Q_p^T A_p on arrival (dWpc nb x nb its work); hR a ring of 3 x (nb x nb sigma R_pp,
+    double *dPs;
+    /* the column checks: dPa[p & 1] = sigma A_p (m x nb) before panel p is factored, then
+     * Y = sigma A_p + V W on arrival (dWpc = W, nb x nb); hR a ring of 3 x (nb x nb sigma R_pp,
      * nb thresholds) on the host */
     double *dPa[2], *dWpc, *hR;
     double pc_cratio; /* the largest column ||d_j|| / (u sigma ||r_j||) that passed */
@@ -121,12 +120,10 @@ typedef struct {
     /* the digests of V and T of every step after its update (np x 2 nb: V's, then T's), taken
      * on the side queue behind the update (qr_pc_after) and copied back to hAD */
     uint64_t *dAD, *hAD;
-    double pcb[3], pcbd[3]; /* threshold and bound */
     int pcok[3];
     int64_t pc_aft;           /* the last step whose qr_pc_after was issued in this pass */
     int64_t pc_from, pc_done; /* this pass of the loop began at step pc_from; the slots and the
                                * digests after the update of steps [.., pc_done) were compared */
-    double pc_ratio;          /* the largest ||d|| / bound of a panel that passed (measurement) */
     double pc_oratio;         /* the largest |tau ||v||^2 - 2| / 4u that passed (measurement) */
     /* threshold */
     int norms_ready, checkable;
@@ -269,9 +266,9 @@ int qr_q_records(qr_t *g, int64_t c1, int wait);
 /* use_t: the T factors of those panels are about to be applied too (a recovery) */
 int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t);
 /* qr_pcheck.c: the panel and the reflectors in use. Words of a result slot (qr_pcheck.c). */
-#define QR_PC_SL(nb) (4 * (nb) + 64 + (nb) * (nb)) /* 64 = QR_PC_G */
-int qr_pc_init(qr_t *g);                 /* the vector of sigma (after qr_encode) */
-int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q); /* x of panel p, before it goes to the host */
+#define QR_PC_SL(nb) (4 * (nb) + (nb) * (nb))
+int qr_pc_init(qr_t *g);                 /* at the start of the loop */
+int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q); /* sigma A_p, before the panel is factored */
 void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp); /* after its factorization */
 int qr_pc_after(qr_t *g, int64_t p);     /* step p's V and T after its update (issued after
                                           * it, on the side queue) */

@@ -141,10 +141,10 @@ static int pfault_mid(void *a)
 }
 
 /* Panel p (buffer b) in work memory, on the main queue behind the lookahead that finished its
- * columns (policy.panel = GPU; docs/qr.md "Panel placement"): its x and sigma A_p for the panel
- * check; the backend's geqrf in place (tau into dTau); V (the panel with explicit zeros and
- * unit diagonal) and T (larft) formed from it and sealed at once — their digests go to the
- * host's vdig and tdig, as the host's seal of a CPU panel; the panel's R_pp block and tau to
+ * columns (policy.panel = GPU; docs/qr.md "Panel placement"): sigma A_p for the panel's
+ * checks; the backend's geqrf in place (tau into dTau); V (the panel with explicit zeros and
+ * unit diagonal) and T (larft) formed from it (sealed right behind it on the check queue,
+ * seal_dev); the panel's R_pp block and tau to
  * the host's ring hArr, taken in two steps later (gp_arrived). With a planned FT_REGION_PANEL
  * fault the panel is factored in two halves with the fault in between, as panel() does. */
 static int panel_dev(qr_t *g, int64_t p, int b)
@@ -155,7 +155,7 @@ static int panel_dev(qr_t *g, int64_t p, int b)
     const int64_t ld = g->ldda;
     const int64_t h = g->nplan && qr_planned(g, FT_REGION_PANEL, p) ? ib / 2 : 0;
     double *P = g->dA + i + i * ld, *tau = g->dTau + i, *V = g->dV[b], *T = g->dT + p * nb * nb;
-    /* the check queue's work of step p - 2 reads the buffers of this parity (dV, dPa, dPx):
+    /* the check queue's work of step p - 2 reads the buffers of this parity (dV, dPa):
      * panel p waits for it (after a re-factorization the event may be of an earlier pass:
      * completed, since every pass begins with a sync of all queues) */
     if (p >= 2) FT_CHECK(be->event_wait(q, g->evq[(p - 2) % 3]));
@@ -165,19 +165,30 @@ static int panel_dev(qr_t *g, int64_t p, int b)
     pfault_t pf = {g, p, P, ld};
     FT_CHECK(qr_dev_panel(be, q, mi, ib, h, P, ld, tau, V, m, T, nb, g->dWa, nb, g->dLw,
                           g->lw_bytes, h > 0 ? pfault_mid : NULL, &pf));
-    if (g->pcheck) { /* the seal */
-        FT_CHECK(be->digest(q, mi, ib, V, m, g->dSeal));
-        FT_CHECK(be->digest(q, ib, ib, T, nb, g->dSeal + nb));
-        /* one copy back: the digests of V to vdig, those of T to tdig (np nb further on) */
-        FT_CHECK(be->get_matrix(q, ib, 2, (const double *)g->dSeal, nb, (double *)(g->vdig + i),
-                                g->tdig - g->vdig));
-    }
     double *ring = g->hArr + (p % 3) * (nb * nb + nb);
     FT_CHECK(be->get_matrix(q, ib, ib, P, ld, ring, nb));
     FT_CHECK(be->get_matrix(q, ib, 1, tau, ib, ring + nb * nb, ib));
     qr_te(g, sp, q);
     g->gp_next = p + 1;
     return FT_SUCCESS;
+}
+
+/* The seal of panel p's V and T (buffer b) formed in work memory: their digests, on the check
+ * queue right behind the panel (forked from the main queue), to the host's vdig and tdig as the
+ * host's seal of a CPU panel. Not on the main queue: there it delayed the lookahead, on the
+ * critical path, by two reductions and a copy back a step (bench/NOTES.md, issue 9 session 6);
+ * the lookahead and the update only read V and T, and the arrival check, behind the seal on the
+ * same queue, compares them again. */
+static int seal_dev(qr_t *g, int64_t p, int b)
+{
+    if (!g->pcheck) return FT_SUCCESS;
+    const ft_backend_t *be = g->be;
+    const int64_t nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), mi = g->m - i;
+    FT_CHECK(be->digest(g->qck, mi, ib, g->dV[b], g->m, g->dSeal));
+    FT_CHECK(be->digest(g->qck, ib, ib, g->dT + p * nb * nb, nb, g->dSeal + nb));
+    /* one copy back: the digests of V to vdig, those of T to tdig (np nb further on) */
+    return be->get_matrix(g->qck, ib, 2, (const double *)g->dSeal, nb, (double *)(g->vdig + i),
+                          g->tdig - g->vdig);
 }
 
 /* Panels factored in work memory whose R_pp block and tau have come back (the caller knows):
@@ -214,18 +225,18 @@ int64_t qr_auto_nb(int64_t n, int gpanel)
 /* Work memory (B = checksum blocks, QR_NCS columns each): dCS m x 3B, dEW n x 3 (qr_wsums), dX m x 3B,
  * dV 2 x m x nb, dT np x nb x nb, dWa nb x nb, dWb nb x n, dWc nb x 3B, dN1 n, dMx n; recovery:
  * dI nb x nb, dCS0 m x 3B, dY m, dZ m, dSub m, dRot 4m; checkpoint dQS CKP_NS k; panel checks:
- * dPx 2m, dOnes nb, dPs 3 QR_PC_G nb, dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dAD 2 np nb,
+ * dPs QR_PC_SCR(nb), dPslot 3 QR_PC_SL(nb) + 4 nb, dTD np nb, dAD 2 np nb,
  * dPa 2 m nb, dWpc nb nb; panels in work memory: dTau k, dSeal 2 nb; the checks' residual
  * sizes dRes 2 3B. */
 int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
 {
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
-    int64_t t[] = {3 * QR_NCS * B, m, QR_NCS + 2, n, 2 * nb + 2, m, np + 2, nb * nb, nb, n,
-                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 3 * QR_PC_G + 17, nb,
+    int64_t t[] = {3 * QR_NCS * B, m, QR_NCS + 2, n, 2 * nb, m, np + 2, nb * nb, nb, n,
+                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 16, nb,
                    3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb, 1, k + 2 * nb,
-                   2 * QR_NCS, B}, e;
-    return ft_sum_of_products(15, t, &e) ? -1 : e;
+                   2 * QR_NCS, B, 1, QR_PC_SCR(nb)}, e;
+    return ft_sum_of_products(16, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb (the panels of odd steps), hT nb x nb, hVt nb x nb,
@@ -271,10 +282,7 @@ int qr_setup(qr_t *g)
     g->dSub = w, w += m;
     g->dRot = w, w += 4 * m;
     g->dQS = (uint64_t *)w, w += CKP_NS * g->k;
-    g->dPx[0] = w, w += m;
-    g->dPx[1] = w, w += m;
-    g->dOnes = w, w += nb;
-    g->dPs = w, w += 3 * QR_PC_G * nb;
+    g->dPs = w, w += QR_PC_SCR(nb);
     g->dPslot = (uint64_t *)w, w += 3 * QR_PC_SL(nb) + 4 * nb;
     g->dTD = (uint64_t *)w, w += g->np * nb;
     g->dAD = (uint64_t *)w, w += 2 * g->np * nb;
@@ -511,6 +519,7 @@ restart:
             FT_CHECK(panel_dev(g, p, b));
             th = hp_add(g, QR_HP_PANEL, th);
             FT_CHECK(be->fork(g->qm, g->qck));
+            FT_CHECK(seal_dev(g, p, b));
             goto issued;
         }
         /* panel on the host: QR, T (sealed), the top block of V */
@@ -564,7 +573,7 @@ restart:
             }
             if (!g->gpanel && !qr_needs_sync(g, p + 1)) {
                 double *hP2 = g->host ? dA + j0 + j0 * ld : b ? g->hP : g->hV;
-                /* the next panel's check, x and sigma A_p: on the host backend before the
+                /* the next panel's check, sigma A_p: on the host backend before the
                  * copy (the host factors the panel in place once the copy is done); on a
                  * device beside it (below), and the copy in of the factored panel waits for it */
                 if (g->host) FT_CHECK(qr_pc_sum(g, p + 1, g->qm));
@@ -595,8 +604,8 @@ restart:
             FT_CHECK(qr_pc_check(g, p - 1));
         }
         th = hp_add(g, QR_HP_CHECK, th);
-        /* what nothing waits for, while the host waits for the copy out: the next panel's x
-         * and sigma A_p; the panel's check and digests on arrival and the checkpoint of its
+        /* what nothing waits for, while the host waits for the copy out: the next panel's
+         * sigma A_p; the panel's check and digests on arrival and the checkpoint of its
          * vectors, on the copy-in queue behind the forks */
         if (sum_next) {
             const int sp = qr_tb(g, g->qm, FT_PHASE_ARRIVE, p + 1);
@@ -646,7 +655,7 @@ restart:
         qr_te(g, sp, qa);
         /* panels in work memory: the end of what ran on the check queue for this step (the
          * checks on arrival, the checkpoint, the checksum columns, the digests after the
-         * update), which read dV, dPa and dPx of this step's parity: panel p + 2, which rewrites
+         * update), which read dV and dPa of this step's parity: panel p + 2, which rewrites
          * them, waits for it (panel_dev), and the host for its results two steps later. Not
          * the next lookahead: through the side queue it put this chain of small kernels on
          * the panels' critical path (bench/NOTES.md, issue 9 session 5) */

@@ -2,15 +2,16 @@
  * qr_pcheck.c — what the checksum columns cannot see in the loop itself (issue 9 items 3 and 4;
  * docs/qr.md "The panel and the reflectors in use"):
  *
- *  - the panel factorization: before panel p goes to the host, the backend forms x = A_p e
- *    (qr_pc_sum); when the factored panel comes back, it forms d = Q_p^T x - [R_pp e; 0] with
- *    the V and T the updates apply (Q_p^T = I - V T^T V^T), whose size must be that of rounding
- *    (qr_pc_bound: the bound of the trailing checks, for the panel). A change inside the host's
- *    factorization, in its copies on either side, in R_pp, V or T gives d far above it;
+ *  - the panel factorization: before panel p is factored, the backend keeps sigma A_p
+ *    (qr_pc_sum); when the factored panel, V and T are in work memory, it forms
+ *    Y = sigma A_p - Q_p [sigma R_pp; 0] + [sigma R_pp; 0] with the V and T the updates apply
+ *    (qr_pc_arrive), each of whose columns must differ from [sigma r_j; 0] by rounding only
+ *    (qr_pc_bound: a threshold a column), and |tau_c ||v_c||^2 - 2| must be rounding. A change
+ *    inside the factorization, in its copies on either side, in R_pp, V or T breaks them;
  *  - the reflectors in use: the host seals V and T as it forms them (a bitwise digest of every
- *    column: any changed element changes its column's digest; qr_loop.c, panel()); on arrival
- *    the same kernel takes their digests again, and once more on the side queue right behind
- *    the update that applied them (qr_pc_after). A change after the seal, on the host, on the
+ *    column: any changed element changes its column's digest; qr_loop.c, panel(), seal_dev());
+ *    on arrival the same pass takes their digests again, and once more right behind the
+ *    update that applied them (qr_pc_after). A change after the seal, on the host, on the
  *    way or while an update was reading them, makes them differ.
  *
  * None of this waits: the kernels run on the copy-in and side queues behind the update's forks,
@@ -23,8 +24,8 @@
  * factored again. Without the original A the error is reported (FT_ERR_NOT_RECOVERED).
  *
  * Slot t (QR_PC_SL words): [0, nb) the digests of V on arrival of step t, [nb, 2 nb) of T,
- * [2 nb, 3 nb) ||v_c||^2, [3 nb, +G) the partial maxima of |d|, [3 nb + G, 4 nb + G) the
- * column maxima of sigma Q_p^T A_p below row ib, then its top ib x ib block (ld nb).
+ * [2 nb, 3 nb) ||v_c||^2, [3 nb, 4 nb) the column maxima of Y below row ib, then Y's top
+ * ib x ib block (ld nb).
  */
 #include "backend/host/host_queue.h"
 #include "core/simd.h"
@@ -36,136 +37,101 @@
 #include <math.h>
 #include <string.h>
 
-/* ---- the host kernel ---- */
+/* ---- the host kernels ---- */
+
+static double nanmax_h(double m, double v) { return (isnan(m) || isnan(v)) ? NAN : v > m ? v : m; }
+
+void qr_pc_wform_ref(int64_t ib, const double *V, int64_t ldv, const double *T, int64_t ldt,
+                     const double *R, int64_t ldr, double s, double *W, int64_t ldw)
+{
+    for (int64_t j = 0; j < ib; j++)
+        for (int64_t i = 0; i < ib; i++) {
+            double w = 0.0; /* sum_{i <= k <= j} T(i, k) sum_{k <= l <= j} V(l, k) s R(l, j) */
+            for (int64_t k = i; k <= j; k++) {
+                double mkj = 0.0;
+                for (int64_t l = k; l <= j; l++) mkj += V[l + k * ldv] * (s * R[l + j * ldr]);
+                w += T[i + k * ldt] * mkj;
+            }
+            W[i + j * ldw] = w;
+        }
+}
 
 void qr_pc_arrive_ref(int64_t mi, int64_t ib, const double *V, int64_t ldv, const double *T,
-                      int64_t ldt, const double *R, int64_t ldr, const double *x, double one,
-                      uint64_t *digV, uint64_t *digT, double *ss, double *mx, double *scratch)
+                      int64_t ldt, const double *Y, int64_t ldy, uint64_t *digV,
+                      uint64_t *digT, double *ss, double *cmx, double *top, int64_t ldtop)
 {
-    double *w = scratch, *z = scratch + ib, mxv = 0.0;
     ft_digest_ref(mi, ib, V, ldv, digV);
     ft_digest_ref(ib, ib, T, ldt, digT);
     for (int64_t c = 0; c < ib; c++) {
-        double q = 0.0;
-        for (int64_t r = 0; r < mi; r++) q += V[r + c * ldv] * V[r + c * ldv];
-        ss[c] = q;
+        double q = 0.0, m = 0.0;
+        for (int64_t r = 0; r < mi; r++) {
+            q += V[r + c * ldv] * V[r + c * ldv];
+            if (r >= ib) m = nanmax_h(m, fabs(Y[r + c * ldy]));
+            else top[r + c * ldtop] = Y[r + c * ldy];
+        }
+        ss[c] = q, cmx[c] = m;
     }
-    for (int64_t c = 0; c < ib; c++) { /* w = V^T x */
-        double s = 0.0;
-        for (int64_t r = 0; r < mi; r++) s += V[r + c * ldv] * x[r];
-        w[c] = s;
-    }
-    for (int64_t c = 0; c < ib; c++) { /* z = T^T w */
-        double s = 0.0;
-        for (int64_t r = 0; r <= c; r++) s += T[r + c * ldt] * w[r];
-        z[c] = s;
-    }
-    for (int64_t r = 0; r < mi; r++) { /* d = x - V z - [R (one e); 0] */
-        double y = x[r];
-        for (int64_t c = 0; c < ib; c++) y -= V[r + c * ldv] * z[c];
-        if (r < ib)
-            for (int64_t c = r; c < ib; c++) y -= R[r + c * ldr] * one;
-        const double a = fabs(y);
-        if (isnan(a) || isnan(mxv)) mxv = NAN;
-        else if (a > mxv) mxv = a;
-    }
-    mx[0] = mxv;
-    for (int g = 1; g < QR_PC_G; g++) mx[g] = 0.0;
 }
 
 typedef struct {
-    int64_t mi, ib, ldv, ldt, ldr;
-    const double *V, *T, *R, *x;
-    double one;
+    int64_t mi, ib, ldv, ldt, ldy, ldtop;
+    const double *V, *T, *Y;
     uint64_t *digV, *digT;
-    double *ss, *mx, *scratch;
+    double *ss, *cmx, *top;
 } arrive_args;
 
-/* The host kernel: qr_pc_arrive_ref's results (the digests bit for bit, the sums in another
- * order) in two passes over V on the shared team: per column its digest, ||v_c||^2 and
- * w_c = v_c^T x in one read; then d = x - V z over parts of the rows (the axpys contiguous),
- * each part's max |d| in its own mx slot. */
+/* The host kernel: qr_pc_arrive_ref's results (the digests and maxima bit for bit, the sums in
+ * another order) by columns on the shared team, one read of each column of V and Y. */
 FT_SIMD_CLONES static void arrive_cols(void *p, int t, int nt)
 {
     const arrive_args *a = p;
     const int64_t mi = a->mi, ib = a->ib;
-    double *w = a->scratch;
     for (int64_t c = ib * t / nt; c < ib * (t + 1) / nt; c++) {
-        const double *v = a->V + c * a->ldv, *x = a->x;
+        const double *v = a->V + c * a->ldv, *y = a->Y + c * a->ldy;
         uint64_t h = 0;
-        double q[4] = {0, 0, 0, 0}, s[4] = {0, 0, 0, 0};
+        double q[4] = {0, 0, 0, 0}, m = 0.0;
         int64_t r = 0;
         for (; r + 4 <= mi; r += 4) {
             uint64_t b[4];
             memcpy(b, v + r, sizeof b);
             h += b[0] + b[1] + b[2] + b[3];
-            for (int u = 0; u < 4; u++) q[u] += v[r + u] * v[r + u], s[u] += v[r + u] * x[r + u];
+            for (int u = 0; u < 4; u++) q[u] += v[r + u] * v[r + u];
         }
         for (; r < mi; r++) {
             uint64_t b;
             memcpy(&b, v + r, sizeof b);
             h += b;
-            q[0] += v[r] * v[r], s[0] += v[r] * x[r];
+            q[0] += v[r] * v[r];
         }
+        const int64_t t0 = ib < mi ? ib : mi;
+        for (r = 0; r < t0; r++) a->top[r + c * a->ldtop] = y[r];
+        for (r = ib; r < mi; r++) m = nanmax_h(m, fabs(y[r]));
         a->digV[c] = ft_digest_finish(h, mi);
         a->ss[c] = (q[0] + q[1]) + (q[2] + q[3]);
-        w[c] = (s[0] + s[1]) + (s[2] + s[3]);
+        a->cmx[c] = m;
     }
-}
-
-FT_SIMD_CLONES static void arrive_rows(void *p, int t, int nt)
-{
-    enum { RB = 512 };
-    const arrive_args *a = p;
-    const int64_t mi = a->mi, ib = a->ib, nrb = (mi + RB - 1) / RB;
-    const double *z = a->scratch + ib;
-    double mxv = 0.0, d[RB];
-    for (int64_t r0 = nrb * t / nt * RB; r0 < nrb * (t + 1) / nt * RB && r0 < mi; r0 += RB) {
-        const int64_t n = r0 + RB < mi ? RB : mi - r0;
-        memcpy(d, a->x + r0, (size_t)n * sizeof *d);
-        for (int64_t c = 0; c < ib; c++) {
-            const double *v = a->V + r0 + c * a->ldv, zc = z[c];
-            for (int64_t r = 0; r < n; r++) d[r] -= v[r] * zc;
-        }
-        for (int64_t r = r0; r < r0 + n && r < ib; r++)
-            for (int64_t c = r; c < ib; c++) d[r - r0] -= a->R[r + c * a->ldr] * a->one;
-        for (int64_t r = 0; r < n; r++) {
-            const double y = fabs(d[r]);
-            if (isnan(y) || isnan(mxv)) mxv = NAN;
-            else if (y > mxv) mxv = y;
-        }
-    }
-    a->mx[t] = mxv;
 }
 
 static int run_arrive(void *p)
 {
-    const arrive_args *a = p;
-    const int64_t ib = a->ib;
-    const long long work = (long long)a->mi * ib;
-    ft_digest_ref(ib, ib, a->T, a->ldt, a->digT);
-    for (int g = 0; g < QR_PC_G; g++) a->mx[g] = 0.0;
-    ft_team_par(arrive_cols, (void *)a, work);
-    double *w = a->scratch, *z = a->scratch + ib;
-    for (int64_t c = 0; c < ib; c++) { /* z = T^T w */
-        double s = 0.0;
-        for (int64_t r = 0; r <= c; r++) s += a->T[r + c * a->ldt] * w[r];
-        z[c] = s;
-    }
-    ft_team_par(arrive_rows, (void *)a, work);
+    arrive_args *a = p;
+    ft_digest_ref(a->ib, a->ib, a->T, a->ldt, a->digT);
+    ft_team_par(arrive_cols, a, (long long)a->mi * a->ib);
     return FT_SUCCESS;
 }
 
 static int h_arrive(ft_queue_t *q, int64_t mi, int64_t ib, const double *V, int64_t ldv,
-                    const double *T, int64_t ldt, const double *R, int64_t ldr, const double *x,
-                    double one, uint64_t *digV, uint64_t *digT, double *ss, double *mx,
+                    const double *T, int64_t ldt, const double *Y, int64_t ldy, uint64_t *digV,
+                    uint64_t *digT, double *ss, double *cmx, double *top, int64_t ldtop,
                     double *scratch)
 {
-    arrive_args a = {mi, ib, ldv, ldt, ldr, V, T, R, x, one, digV, digT, ss, mx, scratch};
+    (void)scratch;
+    if (ib <= 0 || mi <= 0) return FT_SUCCESS;
+    arrive_args a = {mi, ib, ldv, ldt, ldy, ldtop, V, T, Y, digV, digT, ss, cmx, top};
     return ft_host_submit(q, run_arrive, &a, sizeof a);
 }
 
-static const qr_pc_kernels_t s_host = {"host", h_arrive};
+static const qr_pc_kernels_t s_host = {"host", NULL, h_arrive}; /* W by dtrmm */
 
 #ifndef FTLA_HAVE_CUDA
 const qr_pc_kernels_t *qr_pc_kernels_cuda(void) { return NULL; }
@@ -186,35 +152,22 @@ static uint64_t *slot(const qr_t *g, uint64_t *base, int64_t t)
 }
 
 /* Offsets in a slot. */
-enum { SL_SS = 2, SL_MX = 3 }; /* x nb */
-static int64_t sl_bot(int64_t nb) { return 3 * nb + QR_PC_G; }
-static int64_t sl_top(int64_t nb) { return 4 * nb + QR_PC_G; }
+enum { SL_SS = 2, SL_BOT = 3, SL_TOP = 4 }; /* x nb */
 
 int qr_pc_init(qr_t *g)
 {
     g->pc_from = g->pc_done = 0;
     g->pc_aft = -1;
-    g->pc_ratio = g->pc_oratio = g->pc_cratio = 0.0;
-    if (!g->pcheck) return FT_SUCCESS;
-    double *h = g->hcol;
-    for (int64_t t = 0; t < g->nb; t++) h[t] = g->sigma;
-    FT_CHECK(g->be->set_matrix(g->qm, g->nb, 1, h, g->nb, g->dOnes, g->nb));
-    return g->be->sync(g->qm);
+    g->pc_oratio = g->pc_cratio = 0.0;
+    return FT_SUCCESS;
 }
-
-/* x of panel p from its copy, on the check queue (qr_pc_arrive): the copy is exact when sigma
- * = 1, so x is the same to the bit, and the product leaves the panels' critical path */
-static int x_late(const qr_t *g) { return g->gpanel && g->sigma == 1.0; }
 
 int qr_pc_sum(qr_t *g, int64_t p, ft_queue_t *q)
 {
     if (!g->pcheck || p >= g->np) return FT_SUCCESS;
     const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), ld = g->ldda;
-    if (!x_late(g))
-        FT_CHECK(g->be->dgemv(q, 'N', g->m - i, ib, 1.0, g->dA + i + i * ld, ld, g->dOnes, 0.0,
-                              g->dPx[p & 1]));
-    /* sigma A_p for the column checks: a copy, or a product with sigma I (exact: sigma a power
-     * of two) */
+    /* sigma A_p for the checks: a copy, or a product with sigma I (exact: sigma a power of
+     * two) */
     if (g->sigma == 1.0)
         return g->be->copy_matrix(q, g->m - i, ib, g->dA + i + i * ld, ld, g->dPa[p & 1], g->m);
     return g->be->dgemm(q, 'N', 'N', g->m - i, ib, ib, g->sigma, g->dA + i + i * ld, ld, g->dI,
@@ -233,43 +186,31 @@ void qr_pc_bound(qr_t *g, int64_t p, const double *P, int64_t ldp)
     if (!g->pcheck) return;
     const int64_t i = p * g->nb, ib = qr_imin(g->nb, g->k - i), mi = g->m - i;
     const double s = g->sigma;
-    double sr = 0.0, *re = g->hcol;
-    for (int64_t r = 0; r < ib; r++) re[r] = 0.0;
-    for (int64_t c = 0; c < ib; c++) {
-        sr += s * abft_nrm2(c + 1, P + c * ldp); /* ||r_c||, the scale as the checksums' */
-        for (int64_t r = 0; r <= c; r++) re[r] += s * P[r + c * ldp];
-    }
-    /* = abft_qr_bound(sigma sum_c ||r_c||, ||R e sigma||): ||A_p e|| = ||R e|| and the
-     * backward error of the panel is that of its columns */
-    const double bound = ABFT_U * (sr + abft_nrm2(ib, re));
-    const double thr = abft_qr_tau(g->pol.tol, mi, ib, bound);
     /* the column checks: sigma R_pp, and for each column the threshold of the panel's
-     * column-wise backward error and of the device applying Q_p^T to it (twice the rounding
+     * column-wise backward error and of the device applying Q_p to R_pp (twice the rounding
      * of one Householder QR of the column: 2 u sigma ||a_j||, ||a_j|| = ||r_j||) */
     double *sR = ring(g, p), *cthr = sR + g->nb * g->nb;
+    /* 1: checkable; 0: a threshold overflows (unchecked); -1: R is not finite, which a finite
+     * panel cannot give (its columns' norms are those of A's), or grew: a fault */
+    int ok = 1;
     for (int64_t c = 0; c < ib; c++) {
-        for (int64_t r = 0; r < ib; r++) sR[r + c * g->nb] = r <= c ? s * P[r + c * ldp] : 0.0;
+        for (int64_t r = 0; r < ib; r++) {
+            sR[r + c * g->nb] = r <= c ? s * P[r + c * ldp] : 0.0;
+            if (r <= c && !isfinite(P[r + c * ldp])) ok = -1;
+        }
         cthr[c] = abft_qr_tau(g->pol.tol, mi, ib, 2.0 * ABFT_U * s * abft_nrm2(c + 1, P + c * ldp));
     }
-    g->pcb[p % 3] = thr;
-    /* 1: checkable; 0: the threshold overflows (unchecked); -1: R is not finite, which a
-     * finite panel cannot give (its columns' norms are those of A's): a fault */
-    int finite = 1;
-    for (int64_t c = 0; c < ib; c++)
-        for (int64_t r = 0; r <= c; r++)
-            if (!isfinite(P[r + c * ldp])) finite = 0;
-    int ok = !finite ? -1 : isfinite(thr) && isfinite(bound);
-    if (ok == 0 && g->checkable) {
-        /* the threshold overflows: unchecked, unless A's columns say it cannot. The panel's
-         * columns are orthogonal transforms of A's, so honestly ||r_c|| <= ||a_c|| (1 + m u)
-         * and ||R e|| <= sum_c ||a_c||: bound <= 2 u sigma sum_c ||a_c|| (1 + m u). When that
-         * ceiling's threshold is finite, R grew: a fault (an exponent bit of R, say) */
-        double sa = 0.0;
-        for (int64_t c = 0; c < ib; c++) sa += (s * ABFT_U) * qr_col_norm(g, i + c);
-        if (isfinite(abft_qr_tau(g->pol.tol, mi, ib, 2.01 * sa))) ok = -1;
+    for (int64_t c = 0; c < ib && ok > 0; c++) {
+        if (isfinite(cthr[c])) continue;
+        ok = 0;
+        /* the threshold overflows: unchecked, unless A's column says it cannot. The panel's
+         * columns are orthogonal transforms of A's, so honestly ||r_c|| <= ||a_c|| (1 + m u);
+         * when that ceiling's threshold is finite, R grew: a fault (an exponent bit of R, say) */
+        if (g->checkable &&
+            isfinite(abft_qr_tau(g->pol.tol, mi, ib, 2.01 * ABFT_U * s * qr_col_norm(g, i + c))))
+            ok = -1;
     }
     g->pcok[p % 3] = ok;
-    g->pcbd[p % 3] = bound; /* for the measured ratio */
 }
 
 /* The digests of step s's V and T now, into d (V) and d + nb (T) in work memory, on queue q,
@@ -309,35 +250,33 @@ int qr_pc_arrive(qr_t *g, int64_t p)
     const int64_t nb = g->nb, i = p * nb, ib = qr_imin(nb, g->k - i), ld = g->ldda;
     const double t0 = ft_wtime();
     uint64_t *o = slot(g, g->dPslot, p);
-    if (x_late(g)) /* x = A_p e from the copy qr_pc_sum took */
-        FT_CHECK(g->be->dgemv(g->qck, 'N', g->m - i, ib, 1.0, g->dPa[p & 1], g->m, g->dOnes, 0.0,
-                              g->dPx[p & 1]));
-    FT_CHECK(qr_pc_kernels(g->be)->arrive(g->qck, g->m - i, ib, g->dV[p & 1], g->m,
-                                          g->dT + p * nb * nb, nb, g->dA + i + i * ld, ld,
-                                          g->dPx[p & 1], g->sigma, o, o + nb,
-                                          (double *)(o + SL_SS * nb), (double *)(o + SL_MX * nb),
-                                          g->dPs));
-    /* the column checks: Y = sigma A_p - Q_p [sigma R_pp; 0] + [sigma R_pp; 0] with the V and
-     * T the updates apply and the R_pp in place (Q_p [R; 0] = [R; 0] - V T V_1^T R, V_1 the
-     * top ib x ib block of V: three small triangular products and one product of mi x ib x
-     * ib), the largest |.| of each column below row ib, and its top ib x ib block (which must
-     * equal sigma R_pp: compared on the host). The residual of A_p = Q_p R_pp rather than of
-     * Q_p^T A_p = R_pp: the same size in exact arithmetic, half the flops, and no product
-     * with a long inner dimension (Q_p^T A_p took 2 x 2 mi ib^2, the tall shapes' largest
-     * protection cost, bench/NOTES.md) */
+    /* Y = sigma A_p - Q_p [sigma R_pp; 0] + [sigma R_pp; 0] with the V and T the updates apply
+     * and the R_pp in place (Q_p [R; 0] = [R; 0] - V T V_1^T R, V_1 the top ib x ib block of
+     * V: W = T V_1^T sigma R, small triangular products, and one product of mi x ib x ib on the
+     * copy), then one pass over V and Y (qr_pcheck.h): the digests of V and T, ||v_c||^2, the
+     * largest |.| of each column of Y below row ib and of its row sums there, and its top
+     * ib x ib block (which must equal sigma R_pp: compared on the host, qr_pc_check). The
+     * residual of A_p = Q_p R_pp rather than of Q_p^T A_p = R_pp: the same size in exact
+     * arithmetic, half the flops, and no product with a long inner dimension (Q_p^T A_p took
+     * 2 x 2 mi ib^2, the tall shapes' largest protection cost, bench/NOTES.md) */
     const ft_backend_t *be = g->be;
+    const qr_pc_kernels_t *K = qr_pc_kernels(be);
     const int64_t mi = g->m - i;
     double *Y = g->dPa[p & 1], *V = g->dV[p & 1], *T = g->dT + p * nb * nb, *W = g->dWpc;
-    FT_CHECK(be->copy_matrix(g->qck, ib, ib, g->dI, nb, W, nb));
-    FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'N', 'N', ib, ib, g->sigma, g->dA + i + i * ld, ld, W,
-                       nb));                                                   /* sigma R */
-    FT_CHECK(be->dtrmm(g->qck, 'L', 'L', 'T', 'N', ib, ib, 1.0, V, g->m, W, nb)); /* V_1^T */
-    FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'N', 'N', ib, ib, 1.0, T, nb, W, nb));   /* T */
+    if (K->wform) {
+        FT_CHECK(K->wform(g->qck, ib, V, g->m, T, nb, g->dA + i + i * ld, ld, g->sigma, W, nb,
+                          g->dPs));
+    } else {
+        FT_CHECK(be->copy_matrix(g->qck, ib, ib, g->dI, nb, W, nb));
+        FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'N', 'N', ib, ib, g->sigma, g->dA + i + i * ld, ld,
+                           W, nb));                                                 /* sigma R */
+        FT_CHECK(be->dtrmm(g->qck, 'L', 'L', 'T', 'N', ib, ib, 1.0, V, g->m, W, nb)); /* V_1^T */
+        FT_CHECK(be->dtrmm(g->qck, 'L', 'U', 'N', 'N', ib, ib, 1.0, T, nb, W, nb));   /* T */
+    }
     FT_CHECK(be->dgemm(g->qck, 'N', 'N', mi, ib, ib, 1.0, V, g->m, W, nb, 1.0, Y, g->m));
-    if (mi > ib)
-        FT_CHECK(be->col_absmax(g->qck, mi - ib, ib, Y + ib, g->m,
-                                (double *)(o + sl_bot(nb))));
-    FT_CHECK(be->copy_matrix(g->qck, ib, ib, Y, g->m, (double *)(o + sl_top(nb)), nb));
+    FT_CHECK(K->arrive(g->qck, mi, ib, V, g->m, T, nb, Y, g->m, o, o + nb,
+                       (double *)(o + SL_SS * nb), (double *)(o + SL_BOT * nb),
+                       (double *)(o + SL_TOP * nb), nb, g->dPs));
     FT_CHECK(g->be->get_matrix(g->qck, QR_PC_SL(nb), 1, (const double *)o, QR_PC_SL(nb),
                                (double *)slot(g, g->hPslot, p), QR_PC_SL(nb)));
     g->tprot += ft_wtime() - t0;
@@ -420,26 +359,20 @@ int qr_pc_check(qr_t *g, int64_t upto)
             }
             if (od / (4.0 * ABFT_U) > g->pc_oratio) g->pc_oratio = od / (4.0 * ABFT_U);
         }
-        const double *mx = (const double *)(o + SL_MX * nb);
-        double d = 0.0;
-        for (int q = 0; q < QR_PC_G; q++)
-            if (isnan(mx[q]) || mx[q] > d) d = isnan(d) ? d : mx[q];
         if (g->pcok[t % 3] == 0) {
             g->rep->unchecked++;
             g->unchecked_finite = 1; /* the call says so (FT_ERR_UNCHECKED) */
             ft_log(g->ctx, 1, "dgeqrf: the check of panel %lld overflows: UNCHECKED", (long long)t);
             continue;
         }
-        if (g->pcok[t % 3] < 0 || !(d <= g->pcb[t % 3])) {
-            qr_pc_fail(g, t, FT_REGION_PANEL, d, g->pcb[t % 3]);
+        if (g->pcok[t % 3] < 0) {
+            qr_pc_fail(g, t, FT_REGION_PANEL, INFINITY, 0.0);
             return FT_SUCCESS;
         }
-        const double bd = g->pcbd[t % 3];
-        if (bd > 0 && d / bd > g->pc_ratio) g->pc_ratio = d / bd;
-        /* each column: sigma (Q_p^T a_j - [r_j; 0]) within its own threshold, so that a change
+        /* each column: sigma (a_j - Q_p [r_j; 0]) within its own threshold, so that a change
          * is measured against its column, not diluted by the whole panel's */
-        const double *bot = (const double *)(o + sl_bot(nb));
-        const double *top = (const double *)(o + sl_top(nb));
+        const double *bot = (const double *)(o + SL_BOT * nb);
+        const double *top = (const double *)(o + SL_TOP * nb);
         const double *sR = ring(g, t), *cthr = sR + nb * nb;
         for (int64_t c = 0; c < ib; c++) {
             double e = mi > ib ? bot[c] : 0.0, rn = 0.0;
