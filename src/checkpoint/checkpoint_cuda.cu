@@ -1,8 +1,7 @@
 /*
  * checkpoint_cuda.cu — the checkpoint sums of Q on the device (checkpoint.h): one block per
  * column; exact in GF(p) (ckp_field.h), so the result equals the host's running sums bit for
- * bit. A column's rows may be split over gridDim.y blocks, whose sums are added mod p
- * (atomically: exact, so in any order).
+ * bit.
  *
  * The weights C(t + e - 1, e) (t = m - r) are the running sums of running sums the host forms
  * with additions only; a thread does the same over a run of K consecutive rows, with a local
@@ -43,9 +42,8 @@ __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t
     const uint64_t inv4 = ckp_mul(CKP_INV2, CKP_INV2);
     uint64_t s[CKP_NS] = {0, 0, 0, 0, 0};
     uint64_t *sg = seg[w];
-    /* segments of SEG rows from row c + 1, warp w of part y taking every (CW gridDim.y)-th */
-    for (int64_t base = c + 1 + ((int64_t)blockIdx.y * CW + w) * SEG; base < m;
-         base += (int64_t)gridDim.y * CW * SEG) {
+    /* segments of SEG rows from row c + 1, warp w taking every CW-th */
+    for (int64_t base = c + 1 + (int64_t)w * SEG; base < m; base += (int64_t)CW * SEG) {
         /* the loads first, then the stores (a load-store pair at a time waited for each load) */
         uint64_t ld[K];
 #pragma unroll
@@ -100,16 +98,7 @@ __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t
     if (threadIdx.x < CKP_NS) {
         uint64_t v = 0;
         for (int i = 0; i < CW; i++) v = ckp_add(v, red[i][threadIdx.x]);
-        unsigned long long *o = (unsigned long long *)(out + CKP_NS * c + threadIdx.x);
-        if (gridDim.y == 1) {
-            *o = v;
-        } else { /* o += v mod p, o cleared first: exact, so the order does not matter */
-            unsigned long long old = *o, seen;
-            do {
-                seen = old;
-                old = atomicCAS(o, seen, (unsigned long long)ckp_add(seen, v));
-            } while (old != seen);
-        }
+        out[CKP_NS * c + threadIdx.x] = v;
     }
 }
 
@@ -122,16 +111,9 @@ static int c_sums(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t
 {
     if (nc <= 0) return FT_SUCCESS;
     if (nc > 0x7fffffff) return FT_ERR_TOO_LARGE;
-    cudaStream_t s = ftla_cuda_queue_stream(q);
-    /* parts of the rows (grid.y) while the columns alone leave the device short of blocks: one
-     * block a column of a panel (128 columns of 8192 rows at n = 16384) took 28 us on the H100,
-     * its multiplications mod p waiting on one block of 8 warps an SM */
-    const int64_t segs = (m + (int64_t)CW * SEG - 1) / ((int64_t)CW * SEG);
-    int64_t gy = nc >= 1024 ? 1 : (2047 + nc) / nc;
-    if (gy > segs) gy = segs;
-    if (gy < 1) gy = 1;
-    if (gy > 1) FTLA_CUDA_TRY(cudaMemsetAsync(out, 0, sizeof(uint64_t) * CKP_NS * (size_t)nc, s));
-    sums_k<<<dim3((unsigned)nc, (unsigned)gy), CT, 0, s>>>(m, A, lda, out);
+    /* one block a column: a panel's columns split over more blocks (the rows in parts, added
+     * mod p) ran slower on the H100, 18.4 against 15.9 us for 16384 x 128 (bench/NOTES.md) */
+    sums_k<<<(unsigned)nc, CT, 0, ftla_cuda_queue_stream(q)>>>(m, A, lda, out);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }

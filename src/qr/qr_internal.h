@@ -107,8 +107,9 @@ typedef struct {
     int64_t ckdone, ckrec_done;
     /* the checks of each panel and of the reflectors each update applies (qr_pcheck.c):
      * dPs the kernels' scratch (QR_PC_SCR(nb), qr_pcheck.h); a ring of 3 result slots of
-     * QR_PC_SL words (dPslot, hPslot; plus an end slot of 4 nb), the seals of every panel's V and T (vdig, tdig: np nb), the
-     * digests of every T now (dTD, hTD: np nb), whether the slots' panels are checkable (pcok). */
+     * QR_PC_SL words (dPslot, hPslot; plus an end slot of 4 nb), the seals of every panel's V
+     * and T (vdig, tdig: np nb), the digests of every T now (dTD, hTD: np nb), whether the
+     * slots' panels are checkable (pcok). */
     int pcheck;
     double *dPs;
     /* the column checks: dPa[p & 1] = sigma A_p (m x nb) before panel p is factored, then

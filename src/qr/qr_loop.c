@@ -233,10 +233,9 @@ int64_t qr_work_elems(int64_t m, int64_t n, int64_t nb)
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {3 * QR_NCS * B, m, QR_NCS + 2, n, 2 * nb, m, np + 2, nb * nb, nb, n,
-                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 16, nb,
-                   3 * QR_PC_SL(0), 1, 3 * np, nb, 2 * m + 4 * nb, nb, 1, k + 2 * nb,
-                   2 * QR_NCS, B, 1, QR_PC_SCR(nb)}, e;
-    return ft_sum_of_products(16, t, &e) ? -1 : e;
+                   QR_NCS * B, nb, 7, m, 1, 64, CKP_NS, k, 16, nb, 3 * np, nb,
+                   2 * m + 4 * nb, nb, 1, k + 2 * nb, 2 * QR_NCS, B, 1, QR_PC_SCR(nb)}, e;
+    return ft_sum_of_products(15, t, &e) ? -1 : e;
 }
 
 /* Host memory: hP m x nb, hV m x nb (the panels of odd steps), hT nb x nb, hVt nb x nb,
@@ -250,9 +249,9 @@ int64_t qr_host_elems(int64_t m, int64_t n, int64_t nb)
     const int64_t B = (n + abft_qr_check_width(n) - 1) / abft_qr_check_width(n);
     const int64_t k = m < n ? m : n, np = (k + nb - 1) / nb;
     int64_t t[] = {2 * nb, m, 2 * nb, nb, 64, nb, QR_NCS + 4, n, (2 * QR_NCS + 1) * B + 3, m,
-                   2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 3 * QR_PC_SL(0), 1, 5 * np, nb,
-                   9 * nb + 3, nb, 2 * QR_NCS, B, 2, B}, e;
-    return ft_sum_of_products(14, t, &e) ? -1 : e;
+                   2, B, 1, 64, 2 * CKP_NS + 3, k, 19, nb, 5 * np, nb, 9 * nb + 3, nb,
+                   2 * QR_NCS, B, 2, B}, e;
+    return ft_sum_of_products(13, t, &e) ? -1 : e;
 }
 
 /* Work and host buffers, from the call's arenas. */
