@@ -12,8 +12,8 @@
  * own slabs' traffic, and the serial path is, per block: the flag's hand-over, 64 rotations on
  * one slab, and the generation of the next 64.
  *
- * The generation (FTLA_H2T_GEN=matrix, opt-in; docs/givens.md "Session 13") may be a 64 x 64
- * product, checked: the unnormalized chain
+ * The generation of a full block is a 64 x 64 product, checked (docs/givens.md "Sessions 13
+ * and 14"; FTLA_H2T_GEN=chain: the chain for every block): the unnormalized chain
  * (the persistent kernel's, docs/givens.md "Session 6"), with the working row
  * w_p = eps_p sigma_p W_p (sigma_p = tau_p^(-1/2)),
  *     W_(p+1) = -g_p W_p + F_p H(p+1, :),   tau_(p+1) = F_p^2 + g_p^2 tau_p,
@@ -21,9 +21,9 @@
  * is linear in the carry, and its matrix depends only on the block's own rows, which no
  * earlier block touches. h2t_minv forms it for every full block before the pipeline (scaled by
  * powers of two chosen from the block's data); the owner of slab b then forms F = M carry, tau
- * by a scan, and c, s, while warp 1 checks F against the chain's recurrence. A block whose tau
- * leaves [2^-600, 2^600] (or is not finite) or whose check fails, a partial last block, and
- * every block by default, run the chain itself: one lane per column of the slab's diagonal tile
+ * by a scan, and c, s, while warp 1 checks F against the chain's system (a product with its
+ * matrix L, also formed by h2t_minv). A block whose tau leaves [2^-600, 2^600] (or is not
+ * finite) or whose check fails, and a partial last block, run the chain itself: one lane per column of the slab's diagonal tile
  * (two columns a lane), F_(p+1) shuffled from its column's lane, W and tau rescaled by a power
  * of two every four steps; where that too leaves the range (extreme scales, f = g = 0,
  * non-finite data) the block is generated again with dlartg itself. The tile's rows are then
@@ -57,7 +57,8 @@ constexpr int LDT = SB + 2;         /* tile column stride: 528 bytes, 16-byte al
 constexpr int NBUF = 5;             /* tiles in flight */
 constexpr int MAXS = 16;            /* slabs a block may own */
 constexpr size_t TILE = (size_t)SB * LDT;
-constexpr int REC = SB * SB + SB;  /* a block's generation matrix (h2t_minv) and its scales */
+constexpr int REC = SB * SB + 2 * SB; /* a block's generation record (h2t_minv): M and L packed
+                                      * in one 64 x 64 array, 1 / rho, d */
 constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + REC + SB + 2 + 2 * NBUF; /* + two mbarriers a buffer */
 constexpr size_t SMEM = SMEM_DBL * sizeof(double) + 16;
 
@@ -68,6 +69,7 @@ struct Args {
     int bulk; /* R 16-byte aligned and ldr even: full tiles move whole columns */
     int bulkm; /* bit 0: those loads by bulk copies (else 16-byte cp.async), bit 1: the stores */
     const double *minv; /* per full block, its generation as a matrix (h2t_minv), or NULL */
+    double ctol;        /* the check's tolerance (512 u; FTLA_H2T_GEN=matrix-strict: 0, tests) */
     long long *prof;
 };
 
@@ -574,8 +576,21 @@ __device__ void generate(const Args &a, int bd, const double *T, const double *c
  * estimate is within ~2^4 a step on average; a block whose tau' leaves [2^-600, 2^600] (or is
  * not finite) runs the chain instead. */
 
-/* record of block b: rec[64 k + t] = M(t, k) (t the output, k the carry entry), rec[4096 + p] =
- * 1 / rho_p */
+/* The check. F' is accepted only where it solves the chain's triangular system to within a
+ * small multiple of the chain's own rounding: the system is, row j,
+ *     F'_j = d_j carry_j + sum_(k < j) L(j, k) F'_k,
+ *     d_j = prod_(l < j) (-g_l / rho_l),  L(j, k) = H(k+1, j) / rho_k  prod_(k < l < j) (-g_l / rho_l),
+ * (the chain's recurrence unrolled: each coefficient a single product, so |L| |F'| + |d| |carry|
+ * is exactly the chain's running sum of its terms in absolute values). h2t_minv forms L and d
+ * beside M, and the pipeline checks the residual by a product (warp 1, ~0.8 us beside warp 0's
+ * scan and c, s) instead of running the recurrence (2.6 us: docs/givens.md "Session 14").
+ *
+ * record of block b (REC doubles): the 64 x 64 array A (A[x][y] = rec[64 x + y]) holds
+ *     M(t, k) at A[k][t] for k <= t            (its lower triangle, as M's columns),
+ *     L(j, k) at A[63 - k][j - k - 1], k < j   (the strict upper part, y < x: a column of L
+ *                                               in consecutive words, for conflict-free reads);
+ * rec[4096 + p] = 1 / rho_p, rec[4160 + j] = d_j */
+__device__ __forceinline__ int lpos(int j, int k) { return (SB - 1 - k) * SB + (j - k - 1); }
 __global__ void __launch_bounds__(256) h2t_minv(Args a, double *ws)
 {
     const int b = blockIdx.x;
@@ -608,6 +623,17 @@ __global__ void __launch_bounds__(256) h2t_minv(Args a, double *ws)
 #pragma unroll
     for (int u = 0; u < 16; u++) W[u] = (t == 16 * kq + u) ? 1.0 : 0.0;
     __syncthreads();
+    double *rec = ws + (size_t)b * REC;
+    if (kq == 0) {
+        /* row t of L and d_t: the products of (-g_l / rho_l) from l = t - 1 down */
+        double pr = 1.0;
+        for (int k = t - 1; k >= 0; k--) {
+            rec[lpos(t, k)] = (Hs[k * LH + t] * irs[k]) * pr;
+            pr *= -gs[k] * irs[k];
+        }
+        rec[SB * SB + SB + t] = pr;
+        rec[SB * SB + t] = irs[t];
+    }
     for (int p = 0; p < SB - 1; p++) {
         double *F = Fp[p & 1];
         if (t == p) {
@@ -621,10 +647,9 @@ __global__ void __launch_bounds__(256) h2t_minv(Args a, double *ws)
             for (int u = 0; u < 16; u++) W[u] = fma(F[16 * kq + u], h, -g * W[u]) * ir;
         }
     }
-    double *rec = ws + (size_t)b * REC;
 #pragma unroll
-    for (int u = 0; u < 16; u++) rec[(16 * kq + u) * SB + t] = W[u];
-    if (tid < SB) rec[SB * SB + tid] = irs[tid];
+    for (int u = 0; u < 16; u++)
+        if (t >= 16 * kq + u) rec[(16 * kq + u) * SB + t] = W[u]; /* M(t, k) = 0 for k > t */
 }
 
 /* compute threads: block b's record into rec (cp.async; waited for by gen_fetch_wait) */
@@ -642,49 +667,83 @@ __device__ __forceinline__ void gen_fetch_wait() { asm volatile("cp.async.wait_g
 
 /* both compute warps: F' = M carry (thread t: F'_t into Fs); then warp 0 the scan of
  * tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s, while warp 1 checks F' against the
- * chain's recurrence; false (the chain runs) where tau' leaves the range or the check fails */
+ * chain's system (the residual by a product with L, h2t_minv); false (the chain runs) where
+ * tau' leaves the range or the check fails */
 __device__ bool generate_fast(const Args &a, int bd, const double *T, const double *carry,
                               const double *rec, double *Fs, double *cs, double *ss)
 {
     const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
     const unsigned full = 0xffffffffu;
     {
-        const int kmax = warp == 0 ? 32 : 64; /* M(t, k) = 0 for k > t */
+        const int kmax = warp == 0 ? 32 : 64; /* M(t, k) = 0 for k > t (L is stored there) */
         double acc[4] = {0.0, 0.0, 0.0, 0.0};
         for (int k = 0; k < kmax; k += 4) {
 #pragma unroll
-            for (int u = 0; u < 4; u++) acc[u] = fma(rec[(k + u) * SB + t], carry[k + u], acc[u]);
+            for (int u = 0; u < 4; u++) {
+                const double mv = k + u <= t ? rec[(k + u) * SB + t] : 0.0;
+                acc[u] = fma(mv, carry[k + u], acc[u]);
+            }
         }
         Fs[t] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     }
     H2TS_BAR_SYNC(1, NCT);
     bool ok = true;
     if (warp == 1) {
-        /* the check: F' against the chain's own recurrence run with F' itself — the residual
-         * of the triangular system the chain solves by substitution, against the size of its
-         * terms (the same running sums in absolute values). Within 512 u, F' solves a system
-         * perturbed componentwise no more than ~8x the chain's own bound (gamma_64); else the
-         * chain runs. */
-        const int t0 = lane, t1 = lane + 32;
-        double W0 = carry[t0], W1 = carry[t1], A0 = fabs(W0), A1 = fabs(W1);
-#pragma unroll 9
-        for (int p = 0; p < SB - 1; p++) {
-            /* (-g W + F h) / rho as -g/rho W + F/rho h: one DMUL and one DFMA on each chain,
-             * selected without branches */
-            const double ir = rec[SB * SB + p], F = Fs[p] * ir, g = T[p * LDT + p + 1] * ir;
-            const double aF = fabs(F), ag = fabs(g);
-            const double h0 = T[t0 * LDT + p + 1], h1 = T[t1 * LDT + p + 1];
-            const double w0 = fma(F, h0, -g * W0), a0 = fma(aF, fabs(h0), ag * A0);
-            const double w1 = fma(F, h1, -g * W1), a1 = fma(aF, fabs(h1), ag * A1);
-            W0 = p < t0 ? w0 : W0, A0 = p < t0 ? a0 : A0;
-            W1 = p < t1 ? w1 : W1, A1 = p < t1 ? a1 : A1;
+        /* the check (h2t_minv's comment): lane l takes rows j0 = l and j1 = l + 32; the
+         * residual F'_j - d_j carry_j - sum L(j, k) F'_k against 512 u times the same terms in
+         * absolute values. Within it, F' solves the chain's system with every coefficient
+         * perturbed by no more than ~11x the chain's own bound (gamma_64); else the chain runs.
+         * (Terms lost to underflow are below 2^-1022 |F'_k| with |F'_k| < 2^300 by the range of
+         * tau', far below what moves a rotation, whose accuracy is relative to sqrt(tau').) */
+        const int j0 = lane, j1 = lane + 32;
+        double r0[2] = {0.0, 0.0}, r1[2] = {0.0, 0.0}, s0[2] = {0.0, 0.0}, s1[2] = {0.0, 0.0};
+        /* eight columns of L at a time, every load issued before the arithmetic (loads under
+         * the row predicates, or selects after them, were issued one by one, each waited for:
+         * 3.4 us); entries outside the triangle are read from a zero (Fs[65]) instead */
+#pragma unroll 1
+        for (int k0 = 0; k0 < SB / 2; k0 += 8) { /* rows j0 and j1 */
+            double F[8], l0[8], l1[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++) F[u] = Fs[k0 + u];
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                const int k = k0 + u, off = lpos(0, k); /* L(j, k) at rec[off + j] */
+                l0[u] = *(j0 > k ? rec + off + j0 : Fs + SB + 1);
+                l1[u] = *(j1 > k ? rec + off + j1 : Fs + SB + 1);
+            }
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                const double aF = fabs(F[u]);
+                r0[u & 1] = fma(l0[u], F[u], r0[u & 1]), s0[u & 1] = fma(fabs(l0[u]), aF, s0[u & 1]);
+                r1[u & 1] = fma(l1[u], F[u], r1[u & 1]), s1[u & 1] = fma(fabs(l1[u]), aF, s1[u & 1]);
+            }
         }
-        const double F0 = Fs[t0], F1 = Fs[t1];
-        const double u512 = 0x1p-44; /* 512 u */
-        const bool good = fabs(W0 - F0) <= u512 * (A0 + fabs(F0)) &&
-                          fabs(W1 - F1) <= u512 * (A1 + fabs(F1));
+#pragma unroll 1
+        for (int k0 = SB / 2; k0 < SB; k0 += 8) { /* row j1 only (L(j0, k) = 0 for k >= 32) */
+            double F[8], l1[8];
+#pragma unroll
+            for (int u = 0; u < 8; u++) F[u] = Fs[k0 + u];
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                const int k = k0 + u;
+                l1[u] = *(j1 > k ? rec + lpos(0, k) + j1 : Fs + SB + 1);
+            }
+#pragma unroll
+            for (int u = 0; u < 8; u++) {
+                r1[u & 1] = fma(l1[u], F[u], r1[u & 1]);
+                s1[u & 1] = fma(fabs(l1[u]), fabs(F[u]), s1[u & 1]);
+            }
+        }
+        const double *dv = rec + SB * SB + SB;
+        const double e0 = dv[j0] * carry[j0], e1 = dv[j1] * carry[j1];
+        const double F0 = Fs[j0], F1 = Fs[j1];
+        const double res0 = (F0 - e0) - (r0[0] + r0[1]), res1 = (F1 - e1) - (r1[0] + r1[1]);
+        const double u512 = a.ctol; /* 512 u */
+        const bool good = fabs(res0) <= u512 * ((fabs(F0) + fabs(e0)) + (s0[0] + s0[1])) &&
+                          fabs(res1) <= u512 * ((fabs(F1) + fabs(e1)) + (s1[0] + s1[1]));
         const bool all = __all_sync(full, good);
         if (lane == 0) Fs[SB] = all ? 1.0 : 0.0;
+        if (lane == 0 && a.prof) a.prof[8 * (int64_t)a.Pd + 8 * 512 + 1 + bd] = gtime();
     }
     if (warp == 0) {
         const double F0 = Fs[lane], F1 = Fs[lane + 32];
@@ -736,6 +795,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             carry[sl * SB + t] = j < a.n ? a.R[j * a.ldr] : 0.0;
         }
     if (tid == 0) {
+        gF[SB + 1] = 0.0; /* the check's zero */
         for (int i = 0; i < NBUF; i++) {
             mbar_init(mbar + i, NT - NCT + 1);
             mbar_init(mbe + i, NCT);
@@ -944,12 +1004,14 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     a.Pall = (int)cdiv(n, SB);
     a.G = cache[dev].sms < a.Pall ? cache[dev].sms : a.Pall;
     if (cdiv(a.Pall, a.G) > MAXS) return FT_SUCCESS;
-    /* FTLA_H2T_GEN=matrix: the generation as a matrix for every full block (opt-in: its check
-     * costs more than the matrix saves, docs/givens.md "Session 13"); else the chain */
+    /* the generation as a checked matrix for every full block (FTLA_H2T_GEN=chain: the chain
+     * for all; matrix-strict: a zero tolerance for the check, tests) */
     a.minv = NULL;
     {
         const char *ge = getenv("FTLA_H2T_GEN");
-        if (ns >= SB && ge && strcmp(ge, "matrix") == 0) {
+        a.ctol = 0x1p-44; /* 512 u */
+        if (ge && strcmp(ge, "matrix-strict") == 0) a.ctol = 0.0; /* every inexact block to the chain */
+        if (ns >= SB && !(ge && strcmp(ge, "chain") == 0)) {
             double *ws = NULL;
             FT_CHECK(ftla_cuda_queue_scratch(q, (size_t)(ns / SB) * REC * sizeof(double), (void **)&ws));
             Args am = a;
@@ -960,7 +1022,7 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     }
     a.prof = NULL;
     const char *pe = getenv("FTLA_H2T_PROFILE");
-    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1;
+    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd; /* + warp 1's check done */
     if (pe) {
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, np * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, np * sizeof(long long), st));
@@ -1002,7 +1064,15 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                     a.G, a.Pd, sum[0] / cnt * 1e-3, sum[1] / cnt * 1e-3, sum[2] / cnt * 1e-3,
                     sum[3] / cnt * 1e-3, late / cnt * 1e-3, sum[4] / cnt * 1e-3,
                     sum[5] / cnt * 1e-3,
-                    sum[6] / cnt * 1e-3, h[np - 1]);
+                    sum[6] / cnt * 1e-3, h[8 * a.Pd + 8 * 512]);
+        {
+            double ck = 0;
+            for (int b = 1; b + 1 < a.Pd - 1; b++) {
+                const long long e = h[8 * a.Pd + 8 * 512 + 1 + b];
+                ck += e ? e - h[8 * b] : 0;
+            }
+            if (cnt > 0) fprintf(stderr, "h2ts-profile check done %.2f us after the generation starts\n", ck / cnt * 1e-3);
+        }
         /* the task log of block G / 2, relative to the publication of each task's block */
         const long long *tl = h + 8 * (size_t)a.Pd;
         int ntask = 0;
