@@ -23,8 +23,8 @@
  * powers of two chosen from the block's data); the owner of slab b then forms F = M carry, tau
  * by a scan, and c, s, while warp 1 checks F against the chain's system (a product with its
  * matrix L, also formed by h2t_minv). A block whose tau leaves [2^-600, 2^600] (or is not
- * finite) or whose check fails, and a partial last block, run the chain itself: one lane per column of the slab's diagonal tile
- * (two columns a lane), F_(p+1) shuffled from its column's lane, W and tau rescaled by a power
+ * finite) or whose check fails, and a partial last block, run the chain itself: one lane per
+ * column of the slab's diagonal tile (two columns a lane), F_(p+1) shuffled from its column's lane, W and tau rescaled by a power
  * of two every four steps; where that too leaves the range (extreme scales, f = g = 0,
  * non-finite data) the block is generated again with dlartg itself. The tile's rows are then
  * produced by the same normalized application as every other slab's (dlasr's arithmetic).
@@ -1012,12 +1012,17 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
         a.ctol = 0x1p-44; /* 512 u */
         if (ge && strcmp(ge, "matrix-strict") == 0) a.ctol = 0.0; /* every inexact block to the chain */
         if (ns >= SB && !(ge && strcmp(ge, "chain") == 0)) {
+            /* the records (33 KB a block); where the device has no room for them, every
+             * block runs the chain */
             double *ws = NULL;
-            FT_CHECK(ftla_cuda_queue_scratch(q, (size_t)(ns / SB) * REC * sizeof(double), (void **)&ws));
-            Args am = a;
-            h2t_minv<<<(unsigned)(ns / SB), 256, 0, st>>>(am, ws);
-            FTLA_CUDA_TRY(cudaGetLastError());
-            a.minv = ws;
+            if (ftla_cuda_queue_scratch(q, (size_t)(ns / SB) * REC * sizeof(double), (void **)&ws) ==
+                    FT_SUCCESS &&
+                ws) {
+                Args am = a;
+                h2t_minv<<<(unsigned)(ns / SB), 256, 0, st>>>(am, ws);
+                FTLA_CUDA_TRY(cudaGetLastError());
+                a.minv = ws;
+            }
         }
     }
     a.prof = NULL;
