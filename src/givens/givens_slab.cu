@@ -29,6 +29,13 @@
  * non-finite data) the block is generated again with dlartg itself. The tile's rows are then
  * produced by the same normalized application as every other slab's (dlasr's arithmetic).
  *
+ * The serial path (docs/givens.md "Session 15"): the owner of slab b + 1 takes its carry after
+ * block b as a product (carry_product: the application unrolled, coefficients kappa from the
+ * rotations) instead of applying the 64 rotations, and with B_b = M_(b+1) T(b, b+1)^T (h2t_bprod,
+ * before the pipeline) F' of block b + 1 too, M w_0 having been formed before block b arrived;
+ * the tile's finished rows follow after block b + 1 is published. FTLA_H2T_CARRY=apply: the
+ * application on the path (session 14); FTLA_H2T_BPROD=0: the carry product without B.
+ *
  * Warps 0-1 compute (the generation's product; warp 0 the scan and the chain; a thread a column
  * in the applications); warps 2-7 move the tiles: original rows are fetched NBUF tiles ahead,
  * finished rows stored from shared memory, coalesced — 16-byte cp.async and stores along the
@@ -54,12 +61,16 @@ constexpr int NT = 256;             /* 8 warps: 0-1 compute, 2-7 memory */
 constexpr int NCT = 64;             /* compute threads */
 constexpr int LDT = SB + 2;         /* tile column stride: 528 bytes, 16-byte aligned columns
                                      * (bulk copies; 16-byte accesses conflict-free) */
-constexpr int NBUF = 5;             /* tiles in flight */
+constexpr int NBUF = 4;             /* tiles in flight (5 until session 15: the fifth buffer's room
+                                     * holds B, the next generation's product with its tile) */
 constexpr int MAXS = 16;            /* slabs a block may own */
 constexpr size_t TILE = (size_t)SB * LDT;
 constexpr int REC = SB * SB + 2 * SB; /* a block's generation record (h2t_minv): M and L packed
                                       * in one 64 x 64 array, 1 / rho, d */
-constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + REC + SB + 2 + 2 * NBUF; /* + two mbarriers a buffer */
+constexpr int BREC = SB * SB;       /* B_b = M_(b+1) T(b, b+1)^T (h2t_bprod) */
+constexpr int KAPN = 2 * (SB + 2);  /* a compute warp's coefficients of the carry product (twice) */
+constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + REC + BREC + SB + 2 + 2 * KAPN +
+                            2 * NBUF + 1; /* + two mbarriers a buffer, one for the records */
 constexpr size_t SMEM = SMEM_DBL * sizeof(double) + 16;
 
 struct Args {
@@ -69,7 +80,10 @@ struct Args {
     int bulk; /* R 16-byte aligned and ldr even: full tiles move whole columns */
     int bulkm; /* bit 0: those loads by bulk copies (else 16-byte cp.async), bit 1: the stores */
     const double *minv; /* per full block, its generation as a matrix (h2t_minv), or NULL */
+    const double *bmat; /* per block b whose successor has a record, B_b (h2t_bprod), or NULL */
     double ctol;        /* the check's tolerance (512 u; FTLA_H2T_GEN=matrix-strict: 0, tests) */
+    int pcarry;         /* the next slab's carry by a product, its rows after the generation
+                         * (FTLA_H2T_CARRY=apply: by the application, before it) */
     long long *prof;
 };
 
@@ -415,6 +429,105 @@ __device__ __forceinline__ void apply_col(double *col, const double *cs, const d
     }
 }
 
+/* The serial path's carry (kind 2: slab b + 1 after block b), by a product instead of the 64
+ * rotations: the application's recurrence w_(p+1) = -s_p w_p + c_p h_(p+1) unrolled is
+ *     w_64 = delta w_0 + sum_p kappa_p h_(p+1),  kappa_p = c_p prod_(l > p) (-s_l),
+ *     delta = prod_l (-s_l),
+ * with h_(p+1) the tile's original rows 1 .. 64. Every |kappa_p| <= 1, so the terms are bounded
+ * by the rows themselves, as the application's are (the same norm-wise error bound, a factor
+ * ~8 in the worst case of the sum against the recurrence's rotations). Each compute warp forms
+ * all 64 coefficients (suffix products by shuffles) into its own kap (KAPN): kap[p + 1] =
+ * kappa_p (for the tile's rows) and kap[SB + 2 + p] = kappa_p (for B), both 16-byte aligned.
+ * A non-finite carry (overflow of a sum whose value may be in range) is the caller's to redo by
+ * the application. */
+__device__ __forceinline__ double kappa_scan(const double *cs, const double *ss, double *kap)
+{
+    const int lane = threadIdx.x & 31;
+    const unsigned full = 0xffffffffu;
+    double p0 = -ss[lane], p1 = -ss[lane + 32]; /* inclusive suffix products over the lanes */
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const double q0 = __shfl_down_sync(full, p0, d), q1 = __shfl_down_sync(full, p1, d);
+        if (lane + d < 32) p0 *= q0, p1 *= q1;
+    }
+    const double hi = __shfl_sync(full, p1, 0); /* prod_(l >= 32) (-s_l) */
+    const double delta = __shfl_sync(full, p0, 0) * hi;
+    double e0 = __shfl_down_sync(full, p0, 1), e1 = __shfl_down_sync(full, p1, 1);
+    if (lane == 31) e0 = 1.0, e1 = 1.0;
+    const double k0 = cs[lane] * (e0 * hi), k1 = cs[lane + 32] * e1;
+    kap[lane + 1] = k0, kap[lane + 33] = k1;
+    kap[SB + 2 + lane] = k0, kap[SB + 34 + lane] = k1;
+    __syncwarp();
+    return delta;
+}
+/* sum_p kappa_p h_(p+1) over a tile column (rows 1 .. 64) */
+__device__ __forceinline__ double carry_dot(const double *col, const double *kap)
+{
+    double acc[8];
+    acc[0] = col[1] * kap[1], acc[1] = col[SB] * kap[SB];
+#pragma unroll
+    for (int u = 2; u < 8; u++) acc[u] = 0.0;
+#pragma unroll
+    for (int r0 = 2; r0 < SB; r0 += 16) { /* rows 2 .. 63 in pairs, eight pairs a round */
+        double2 v[8], kv[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+            if (r0 + 2 * u < SB) {
+                v[u] = *(const double2 *)(col + r0 + 2 * u);
+                kv[u] = *(const double2 *)(kap + r0 + 2 * u);
+            }
+#pragma unroll
+        for (int u = 0; u < 8; u++)
+            if (r0 + 2 * u < SB) {
+                acc[u] = fma(v[u].x, kv[u].x, acc[u]);
+                acc[u] = fma(v[u].y, kv[u].y, acc[u]);
+            }
+    }
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+__device__ __forceinline__ double carry_product(const double *col, const double *cs, const double *ss,
+                                                double *kap, double x)
+{
+    const double delta = kappa_scan(cs, ss, kap);
+    const double y = fma(delta, x, carry_dot(col, kap));
+    __syncwarp(); /* kap is read by every lane before the next use rewrites it */
+    return y;
+}
+/* kind 2 with B (h2t_bprod): by linearity, F' = M carry = delta (M w_0) + B kappa with
+ * B = M T^T, T the tile (b, b + 1)'s original rows; thread t: F'_t from v = (M w_0)_t (formed
+ * before the rotations arrived) and its column's carry (for the check and the tile's
+ * application), in one pass over the coefficients (each warp forms them itself, kappa_scan: the
+ * generator publishing them beside c and s was slower, docs/givens.md "Session 15").
+ * Bs[(p >> 1) 128 + 2 t + (p & 1)] = B(t, p). */
+__device__ __forceinline__ void fused_products(const double *col, const double *cs, const double *ss,
+                                               const double *Bs, double *kap, double w0, double v,
+                                               double &Ft, double &ct)
+{
+    const int t = threadIdx.x;
+    const double delta = kappa_scan(cs, ss, kap);
+    const double *ka = kap + SB + 2;
+    double acc[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) acc[u] = 0.0;
+#pragma unroll
+    for (int p0 = 0; p0 < SB; p0 += 16) {
+        double2 bv[8], kv[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            bv[u] = *(const double2 *)(Bs + (p0 / 2 + u) * 2 * SB + 2 * t);
+            kv[u] = *(const double2 *)(ka + p0 + 2 * u);
+        }
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            acc[u] = fma(bv[u].x, kv[u].x, acc[u]);
+            acc[u] = fma(bv[u].y, kv[u].y, acc[u]);
+        }
+    }
+    const double bk = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    Ft = fma(delta, v, bk);
+    ct = fma(delta, w0, carry_dot(col, kap));
+    __syncwarp(); /* kap is read by every lane before the next use rewrites it */
+}
 /* one step of the unnormalized chain, i = 32 H + I (compile-time): lane l owns columns l and
  * l + 32 (W0, W1); F_i comes from column i's lane; the lane i & 31 keeps F_i and tau_i */
 template <int H, int I>
@@ -652,37 +765,83 @@ __global__ void __launch_bounds__(256) h2t_minv(Args a, double *ws)
         if (t >= 16 * kq + u) rec[(16 * kq + u) * SB + t] = W[u]; /* M(t, k) = 0 for k > t */
 }
 
-/* compute threads: block b's record into rec (cp.async; waited for by gen_fetch_wait) */
-__device__ __forceinline__ void gen_fetch(const Args &a, int b, double *rec)
+/* B_b = M_(b+1) T^T, T(p, k) = H(64 b + p + 1, 64 (b + 1) + k) the original rows of the tile
+ * (b, b + 1) (which no block before b touches), for every b whose successor has a record; one
+ * thread block a b, B(t, p) at Bg[(p >> 1) 128 + 2 t + (p & 1)] (thread t of the pipeline
+ * reads B(t, p), B(t, p + 1) as one 16-byte word). Dynamic shared memory: M and T (2 x 64 x 65). */
+__global__ void __launch_bounds__(256) h2t_bprod(Args a, const double *minv, double *bw)
 {
-    const double *src = a.minv + (size_t)b * REC;
-    for (int e = threadIdx.x; e < REC / 2; e += NCT) {
-        const unsigned d = saddr(rec + 2 * e);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src + 2 * e)
-                     : "memory");
+    const int b = blockIdx.x;
+    if (b + 1 >= a.Pd || nrot(a, b + 1) != SB) return;
+    extern __shared__ double bsm[];
+    constexpr int LH = SB + 1;
+    double *Ms = bsm, *Ts = bsm + SB * LH; /* Ms[LH t + k] = M(t, k), Ts[LH p + k] = T(p, k) */
+    const int tid = threadIdx.x;
+    const double *rec = minv + (size_t)(b + 1) * REC;
+    for (int e = tid; e < SB * SB; e += 256) {
+        const int t = e & 63, k = e >> 6;
+        Ms[t * LH + k] = k <= t ? rec[k * SB + t] : 0.0; /* M(t, k) at A[k][t] */
+        const int64_t r = (int64_t)b * SB + t + 1, j = (int64_t)(b + 1) * SB + k; /* row p = t */
+        Ts[t * LH + k] = j < a.n ? a.R[r + j * a.ldr] : 0.0; /* r <= 64 (b + 1) <= j */
     }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    __syncthreads();
+    const int t = tid & 63, pq = tid >> 6;
+    double acc[16];
+#pragma unroll
+    for (int i = 0; i < 16; i++) acc[i] = 0.0;
+    for (int k = 0; k < SB; k++) {
+        const double m = Ms[t * LH + k];
+#pragma unroll
+        for (int i = 0; i < 16; i++) acc[i] = fma(m, Ts[(16 * pq + i) * LH + k], acc[i]);
+    }
+    double *out = bw + (size_t)b * BREC;
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        const int p = 16 * pq + i;
+        out[(p >> 1) * 2 * SB + 2 * t + (p & 1)] = acc[i];
+    }
 }
-__device__ __forceinline__ void gen_fetch_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+constexpr size_t BPROD_SMEM = 2 * SB * (SB + 1) * sizeof(double);
 
-/* both compute warps: F' = M carry (thread t: F'_t into Fs); then warp 0 the scan of
+/* thread 0: block b's record into rec and, where the pipeline uses it, B_(b-1) into Bs, by
+ * bulk copies completing on mb (one phase a fetch; every compute thread waits for it with
+ * gen_fetch_wait). Issued once the compute threads are done with rec and Bs (a barrier), so the
+ * fence orders their reads before the copies' writes. */
+__device__ __forceinline__ void gen_fetch(const Args &a, int b, double *rec, double *Bs,
+                                          unsigned long long *mb)
+{
+    const bool wb = a.bmat && b >= 1;
+    fence_async_smem();
+    mbar_expect(mb, (unsigned)((REC + (wb ? BREC : 0)) * sizeof(double)));
+    bulk_load(rec, a.minv + (size_t)b * REC, (unsigned)(REC * sizeof(double)), mb);
+    if (wb) bulk_load(Bs, a.bmat + (size_t)(b - 1) * BREC, (unsigned)(BREC * sizeof(double)), mb);
+}
+
+/* both compute warps: F' = M carry (thread t: F'_t into Fs; prod false: the caller has put
+ * F' there); then warp 0 the scan of
  * tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s, while warp 1 checks F' against the
  * chain's system (the residual by a product with L, h2t_minv); false (the chain runs) where
  * tau' leaves the range or the check fails */
 __device__ bool generate_fast(const Args &a, int bd, const double *T, const double *carry,
-                              const double *rec, double *Fs, double *cs, double *ss)
+                              const double *rec, double *Fs, double *cs, double *ss, bool prod)
 {
     const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
     const unsigned full = 0xffffffffu;
-    {
-        const int kmax = warp == 0 ? 32 : 64; /* M(t, k) = 0 for k > t (L is stored there) */
+    if (prod) { /* else F' is in Fs already (fused_products) */
+        /* M(t, k) = 0 for k > t (L is stored there): read from the zero word Fs[65] instead,
+         * the address selected, so that a round's loads issue together (as in the check) */
+        const int kmax = warp == 0 ? 32 : 64;
         double acc[4] = {0.0, 0.0, 0.0, 0.0};
-        for (int k = 0; k < kmax; k += 4) {
+#pragma unroll 1
+        for (int k = 0; k < kmax; k += 8) {
+            double mv[8], cv[8];
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
-                const double mv = k + u <= t ? rec[(k + u) * SB + t] : 0.0;
-                acc[u] = fma(mv, carry[k + u], acc[u]);
+            for (int u = 0; u < 8; u++) {
+                mv[u] = *(k + u <= t ? rec + (k + u) * SB + t : Fs + SB + 1);
+                cv[u] = carry[k + u];
             }
+#pragma unroll
+            for (int u = 0; u < 8; u++) acc[u & 3] = fma(mv[u], cv[u], acc[u & 3]);
         }
         Fs[t] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
     }
@@ -780,9 +939,12 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     double *csb = carry + MAXS * SB;                /* [2][64]: c of blocks by parity */
     double *ssb = csb + 2 * SB;                     /* [2][64] */
     double *grec = ssb + 2 * SB;                    /* a block's generation record (REC) */
-    double *gF = grec + REC;                        /* F' of the generation (64), the check */
-    unsigned long long *mbar = (unsigned long long *)(gF + SB + 2); /* full: NBUF */
+    double *gB = grec + REC;                        /* B of the generation (BREC, h2t_bprod) */
+    double *gF = gB + BREC;                         /* F' of the generation (64), the check */
+    double *kap = gF + SB + 2;                      /* [2][KAPN]: the carry product, a warp each */
+    unsigned long long *mbar = (unsigned long long *)(kap + 2 * KAPN); /* full: NBUF */
     unsigned long long *mbe = mbar + NBUF;                           /* empty: NBUF */
+    unsigned long long *gmb = mbe + NBUF;                            /* the record's fetch */
     const int tid = threadIdx.x, warp = tid >> 5;
     const int me = blockIdx.x, G = a.G;
     const bool mem = warp >= 2;
@@ -800,6 +962,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             mbar_init(mbar + i, NT - NCT + 1);
             mbar_init(mbe + i, NCT);
         }
+        mbar_init(gmb, 1);
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
@@ -828,6 +991,21 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
          * on this path */
         int have0 = -1, have1 = -1; /* blocks whose c, s are in csb/ssb, by parity */
         const int t = tid;
+        /* the record (and B) of the block's next generation is fetched as soon as the last one
+         * is done with grec: a whole step before it is needed */
+        int fetched = -1, nfetch = 0;
+        bool pending = false;
+#define H2TS_FETCH(bb)                                                                            \
+    do {                                                                                          \
+        if (t == 0) gen_fetch(a, (bb), grec, gB, gmb);                                            \
+        fetched = (bb), nfetch++, pending = true;                                                 \
+    } while (0)
+#define H2TS_FETCH_WAIT()                                                                         \
+    do {                                                                                          \
+        if (pending) mbar_wait(gmb, (unsigned)(nfetch - 1) & 1u);                                 \
+        pending = false;                                                                          \
+    } while (0)
+        if (me < a.Pd && a.minv && nrot(a, me) == SB) H2TS_FETCH(me);
         while (seq_next(a, me, sq, b, q, kind)) {
             const int ntile = kind == 2 ? 2 : 1;
             const int hv = (b & 1) ? have1 : have0;
@@ -837,7 +1015,32 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             }
             const int bgen = kind == 1 ? b : (kind == 2 ? b + 1 : -1);
             const bool fast = bgen >= 0 && a.minv && nrot(a, bgen) == SB;
-            if (fast) gen_fetch(a, bgen, grec);
+            if (fast && fetched != bgen) {
+                H2TS_FETCH_WAIT(); /* (not reached: the fetch for bgen was issued a task before) */
+                H2TS_FETCH(bgen);
+            }
+            /* kind 2 with B: v = (M w_0)_t from the carry before block b, while block b is
+             * generated elsewhere */
+            const bool useb = fast && kind == 2 && a.bmat && a.pcarry;
+            double vM = 0.0;
+            if (useb) {
+                H2TS_FETCH_WAIT();
+                const double *w0 = carry + (q / G) * SB;
+                double acc[4] = {0.0, 0.0, 0.0, 0.0};
+                const int kmax = warp == 0 ? 32 : 64;
+#pragma unroll 1
+                for (int kk = 0; kk < kmax; kk += 8) {
+                    double mv[8], cv[8];
+#pragma unroll
+                    for (int u = 0; u < 8; u++) {
+                        mv[u] = *(kk + u <= t ? grec + (kk + u) * SB + t : gF + SB + 1);
+                        cv[u] = w0[kk + u];
+                    }
+#pragma unroll
+                    for (int u = 0; u < 8; u++) acc[u & 3] = fma(mv[u], cv[u], acc[u & 3]);
+                }
+                vM = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+            }
             if (kind != 1 && hv != b) {
                 /* c and s start as the sentinel (all bits set); each element is polled until it
                  * has landed — nothing else depends on the producer, so no fence or flag */
@@ -848,8 +1051,10 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                     const long long *pc = (const long long *)(a.c + (int64_t)b * SB + t);
                     const long long *ps = (const long long *)(a.s + (int64_t)b * SB + t);
                     long long ci, si;
-                    do ci = *(const volatile long long *)pc; while (ci == SENT);
-                    do si = *(const volatile long long *)ps; while (si == SENT);
+                    do { /* both loads in flight together: one round trip, not two */
+                        ci = *(const volatile long long *)pc;
+                        si = *(const volatile long long *)ps;
+                    } while (ci == SENT || si == SENT);
                     cv = __longlong_as_double(ci), sv = __longlong_as_double(si);
                 }
                 if (kind == 2 && t == 0) H2TS_STAMP(b, 4);
@@ -866,12 +1071,29 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             if (kind == 2 && t == 0) H2TS_STAMP(b, 5);
             double *T0 = tiles + (ktile % NBUF) * TILE;
             double *T1 = tiles + ((ktile + 1) % NBUF) * TILE;
+            /* kind 2 with the product carry: block b's application to the tile (its finished
+             * rows, from the carry before it: xold) waits until block b + 1 is published */
+            bool defer = false;
+            double xold = 0.0;
             if (kind == 0 || kind == 2) {
                 /* apply block b to slab q */
                 const int sl = q / G, nr = nrot(a, b);
                 double x = carry[sl * SB + t];
-                apply_col(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, nr, x);
-                if (b == a.Pd - 1) T0[t * LDT + nr] = x;
+                if (kind == 2 && a.pcarry && nr == SB) {
+                    xold = x;
+                    double y;
+                    if (useb)
+                        fused_products(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, gB,
+                                       kap + warp * KAPN, x, vM, gF[t], y);
+                    else
+                        y = carry_product(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB,
+                                          kap + warp * KAPN, x);
+                    if (isfinite(y)) x = y, defer = true;
+                    else apply_col(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, nr, x);
+                } else {
+                    apply_col(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, nr, x);
+                    if (b == a.Pd - 1) T0[t * LDT + nr] = x;
+                }
                 carry[sl * SB + t] = x;
                 if (kind == 2 && t == 0) H2TS_STAMP(b, 6);
             }
@@ -880,13 +1102,14 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 double *Td = kind == 1 ? T0 : T1;
                 const int sl = bd / G, nr = nrot(a, bd);
                 if (tile_bulk(a, bd, bd) && t + 1 < LDT) Td[t * LDT + t + 1] = Td[t * LDT + SB + 1];
-                if (fast) gen_fetch_wait();
-                H2TS_BAR_SYNC(1, NCT); /* the tile, the carry and the record */
+                if (fast) H2TS_FETCH_WAIT();
+                if (!useb) H2TS_BAR_SYNC(1, NCT); /* the tile, the carry and the record (with B:
+                                                   * generate_fast's first barrier) */
                 if (t == 0) H2TS_STAMP(bd, 0);
                 bool done = false;
                 if (fast)
                     done = generate_fast(a, bd, Td, carry + sl * SB, grec, gF, csb + (bd & 1) * SB,
-                                         ssb + (bd & 1) * SB); /* warp 0's verdict */
+                                         ssb + (bd & 1) * SB, !useb); /* warp 0's verdict */
                 if (warp == 0 && !done) {
                     if (fast && a.prof && t == 0) /* blocks the matrix form handed to the chain */
                         atomicAdd((unsigned long long *)(a.prof + 8 * (int64_t)a.Pd + 8 * 512), 1ull);
@@ -895,6 +1118,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 }
                 H2TS_BAR_SYNC(1, NCT);
                 if (t == 0) H2TS_STAMP(bd, 2);
+
                 if (t < nr) {
                     store_nosent(a.c + (int64_t)bd * SB + t, csb[(bd & 1) * SB + t]);
                     store_nosent(a.s + (int64_t)bd * SB + t, ssb[(bd & 1) * SB + t]);
@@ -902,11 +1126,17 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 if (t == 0) H2TS_STAMP(bd, 3);
                 if (bd & 1) have1 = bd;
                 else have0 = bd;
+                if (defer) apply_col(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, SB, xold);
                 double x = carry[sl * SB + t];
                 const int lim = t + 1 < nr ? t + 1 : nr;
                 apply_col(Td + t * LDT, csb + (bd & 1) * SB, ssb + (bd & 1) * SB, lim, x);
                 if (bd == a.Pd - 1 && t >= nr) Td[t * LDT + nr] = x;
                 if (t < nr) a.sub[(int64_t)bd * SB + t] = 0.0;
+                {   /* grec and gB are free (the barrier after the generation): the record of
+                     * this block's next generation */
+                    const int nx = bd + G;
+                    if (nx < a.Pd && a.minv && nrot(a, nx) == SB) H2TS_FETCH(nx);
+                }
             }
             fence_async_smem(); /* the tile's rows, written here, read by bulk stores */
             if (t == 0) H2TS_TLOG(k, 3, gtime());
@@ -917,6 +1147,9 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             }
             ktile += ntile, k++;
         }
+        H2TS_FETCH_WAIT(); /* no bulk copy outlives the block (none is left: each is used) */
+#undef H2TS_FETCH
+#undef H2TS_FETCH_WAIT
     } else {
         while (seq_next(a, me, sq, b, q, kind)) {
             const int ntile = kind == 2 ? 2 : 1;
@@ -985,6 +1218,9 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                                                (int)SMEM));
             FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, h2t_slab, NT, SMEM));
             usable = per >= 1;
+            if (usable)
+                FTLA_CUDA_TRY(cudaFuncSetAttribute(h2t_bprod, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)BPROD_SMEM));
         }
         cache[dev].usable = usable, cache[dev].sms = sms;
         __atomic_store_n(&cache[dev].ready, 1, __ATOMIC_RELEASE);
@@ -1007,6 +1243,7 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     /* the generation as a checked matrix for every full block (FTLA_H2T_GEN=chain: the chain
      * for all; matrix-strict: a zero tolerance for the check, tests) */
     a.minv = NULL;
+    a.bmat = NULL;
     {
         const char *ge = getenv("FTLA_H2T_GEN");
         a.ctol = 0x1p-44; /* 512 u */
@@ -1014,16 +1251,28 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
         if (ns >= SB && !(ge && strcmp(ge, "chain") == 0)) {
             /* the records (33 KB a block); where the device has no room for them, every
              * block runs the chain */
+            /* and B for the serial path's product (h2t_bprod; FTLA_H2T_BPROD=0: without) */
+            const char *be = getenv("FTLA_H2T_BPROD");
+            const int wantb = !(be && be[0] == '0') && ns / SB >= 2;
+            const size_t nrec = (size_t)(ns / SB) * REC, nb = wantb ? (size_t)(ns / SB - 1) * BREC : 0;
             double *ws = NULL;
-            if (ftla_cuda_queue_scratch(q, (size_t)(ns / SB) * REC * sizeof(double), (void **)&ws) ==
-                    FT_SUCCESS &&
+            if (ftla_cuda_queue_scratch(q, (nrec + nb) * sizeof(double), (void **)&ws) == FT_SUCCESS &&
                 ws) {
                 Args am = a;
                 h2t_minv<<<(unsigned)(ns / SB), 256, 0, st>>>(am, ws);
                 FTLA_CUDA_TRY(cudaGetLastError());
                 a.minv = ws;
+                if (wantb) {
+                    h2t_bprod<<<(unsigned)(ns / SB - 1), 256, BPROD_SMEM, st>>>(am, ws, ws + nrec);
+                    FTLA_CUDA_TRY(cudaGetLastError());
+                    a.bmat = ws + nrec;
+                }
             }
         }
+    }
+    {
+        const char *ce = getenv("FTLA_H2T_CARRY");
+        a.pcarry = !(ce && strcmp(ce, "apply") == 0);
     }
     a.prof = NULL;
     const char *pe = getenv("FTLA_H2T_PROFILE");
@@ -1077,6 +1326,8 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                 ck += e ? e - h[8 * b] : 0;
             }
             if (cnt > 0) fprintf(stderr, "h2ts-profile check done %.2f us after the generation starts\n", ck / cnt * 1e-3);
+            fprintf(stderr, "h2ts-profile span %.1f us from block 0's generation to block %d's publication\n",
+                    (h[8 * (a.Pd - 1) + 3] - h[0]) * 1e-3, a.Pd - 1);
         }
         /* the task log of block G / 2, relative to the publication of each task's block */
         const long long *tl = h + 8 * (size_t)a.Pd;
