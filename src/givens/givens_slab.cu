@@ -817,6 +817,28 @@ __device__ __forceinline__ void gen_fetch(const Args &a, int b, double *rec, dou
     if (wb) bulk_load(Bs, a.bmat + (size_t)(b - 1) * BREC, (unsigned)(BREC * sizeof(double)), mb);
 }
 
+/* compute thread t: (M x)_t from a record (M(t, k) at rec[64 k + t], k <= t); the entries
+ * above M's triangle hold L, so they are read from a zero word instead, the address selected,
+ * so that a round's loads issue together (as in the check) */
+__device__ __forceinline__ double m_row(const double *rec, const double *x, const double *zero)
+{
+    const int t = threadIdx.x;
+    const int kmax = t < 32 ? 32 : 64; /* warp-uniform bound */
+    double acc[4] = {0.0, 0.0, 0.0, 0.0};
+#pragma unroll 1
+    for (int k = 0; k < kmax; k += 8) {
+        double mv[8], cv[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            mv[u] = *(k + u <= t ? rec + (k + u) * SB + t : zero);
+            cv[u] = x[k + u];
+        }
+#pragma unroll
+        for (int u = 0; u < 8; u++) acc[u & 3] = fma(mv[u], cv[u], acc[u & 3]);
+    }
+    return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
 /* both compute warps: F' = M carry (thread t: F'_t into Fs; prod false: the caller has put
  * F' there); then warp 0 the scan of
  * tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s, while warp 1 checks F' against the
@@ -827,24 +849,7 @@ __device__ bool generate_fast(const Args &a, int bd, const double *T, const doub
 {
     const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
     const unsigned full = 0xffffffffu;
-    if (prod) { /* else F' is in Fs already (fused_products) */
-        /* M(t, k) = 0 for k > t (L is stored there): read from the zero word Fs[65] instead,
-         * the address selected, so that a round's loads issue together (as in the check) */
-        const int kmax = warp == 0 ? 32 : 64;
-        double acc[4] = {0.0, 0.0, 0.0, 0.0};
-#pragma unroll 1
-        for (int k = 0; k < kmax; k += 8) {
-            double mv[8], cv[8];
-#pragma unroll
-            for (int u = 0; u < 8; u++) {
-                mv[u] = *(k + u <= t ? rec + (k + u) * SB + t : Fs + SB + 1);
-                cv[u] = carry[k + u];
-            }
-#pragma unroll
-            for (int u = 0; u < 8; u++) acc[u & 3] = fma(mv[u], cv[u], acc[u & 3]);
-        }
-        Fs[t] = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    }
+    if (prod) Fs[t] = m_row(rec, carry, Fs + SB + 1); /* else F' is in Fs (fused_products) */
     H2TS_BAR_SYNC(1, NCT);
     bool ok = true;
     if (warp == 1) {
@@ -1025,21 +1030,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             double vM = 0.0;
             if (useb) {
                 H2TS_FETCH_WAIT();
-                const double *w0 = carry + (q / G) * SB;
-                double acc[4] = {0.0, 0.0, 0.0, 0.0};
-                const int kmax = warp == 0 ? 32 : 64;
-#pragma unroll 1
-                for (int kk = 0; kk < kmax; kk += 8) {
-                    double mv[8], cv[8];
-#pragma unroll
-                    for (int u = 0; u < 8; u++) {
-                        mv[u] = *(kk + u <= t ? grec + (kk + u) * SB + t : gF + SB + 1);
-                        cv[u] = w0[kk + u];
-                    }
-#pragma unroll
-                    for (int u = 0; u < 8; u++) acc[u & 3] = fma(mv[u], cv[u], acc[u & 3]);
-                }
-                vM = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+                vM = m_row(grec, carry + (q / G) * SB, gF + SB + 1);
             }
             if (kind != 1 && hv != b) {
                 /* c and s start as the sentinel (all bits set); each element is polled until it
