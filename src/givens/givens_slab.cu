@@ -805,8 +805,8 @@ constexpr size_t BPROD_SMEM = 2 * SB * (SB + 1) * sizeof(double);
 
 /* thread 0: block b's record into rec and, where the pipeline uses it, B_(b-1) into Bs, by
  * bulk copies completing on mb (one phase a fetch; every compute thread waits for it with
- * gen_fetch_wait). Issued once the compute threads are done with rec and Bs (a barrier), so the
- * fence orders their reads before the copies' writes. */
+ * H2TS_FETCH_WAIT in h2t_slab). Issued once the compute threads are done with rec and Bs (a
+ * barrier), so the fence orders their reads before the copies' writes. */
 __device__ __forceinline__ void gen_fetch(const Args &a, int b, double *rec, double *Bs,
                                           unsigned long long *mb)
 {
