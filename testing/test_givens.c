@@ -456,6 +456,14 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof cz / sizeof cz[0]; i++)
             if (cz[i] <= cap) test_device(ctx, tabs[4], &rng, cz[i], cz[i]);
         unsetenv("FTLA_H2T_GEN");
+        /* the serial path without speculation (FTLA_H2T_SPEC=0: every block published after its
+         * check; the default above speculates, and matrix-strict redoes every block, its urgent
+         * tiles and its consumers) */
+        setenv("FTLA_H2T_SPEC", "0", 1);
+        for (size_t i = 0; i < sizeof cz / sizeof cz[0]; i++)
+            if (cz[i] <= cap) test_device(ctx, tabs[4], &rng, cz[i], cz[i]);
+        if (cap >= 1000) test_h2t_extreme(ctx, tabs[4], &rng, 1000, 0x1p700, 0);
+        unsetenv("FTLA_H2T_SPEC");
     }
     /* both sweeps by name (FTLA_LASR; the default: the scan for zero_to_hess, and for dlasr up to 8192 columns): thin
      * shapes (the checksums, one vector: several scan segments of 4096 steps, partial last

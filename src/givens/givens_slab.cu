@@ -36,6 +36,14 @@
  * the tile's finished rows follow after block b + 1 is published. FTLA_H2T_CARRY=apply: the
  * application on the path (session 14); FTLA_H2T_BPROD=0: the carry product without B.
  *
+ * Speculation (docs/givens.md "Session 16"; FTLA_H2T_SPEC=0: none): on that path the owner of
+ * slab b + 1 publishes block b + 1 as soon as its c, s are formed — before the carry, the check
+ * and block b's status are known — and then a per-block flag says whether the values were final
+ * (1) or published again (2); the application of block b to slab b + 2 (the task before that
+ * slab's owner generates) also runs on block b's speculative rotations, its tile held back from
+ * the stores until the flag is seen. Everything else waits for the flag. A replaced block is
+ * redone without speculation by every consumer (matrix-strict does so for every block).
+ *
  * Warps 0-1 compute (the generation's product; warp 0 the scan and the chain; a thread a column
  * in the applications); warps 2-7 move the tiles: original rows are fetched NBUF tiles ahead,
  * finished rows stored from shared memory, coalesced — 16-byte cp.async and stores along the
@@ -69,7 +77,7 @@ constexpr int REC = SB * SB + 2 * SB; /* a block's generation record (h2t_minv):
                                       * in one 64 x 64 array, 1 / rho, d */
 constexpr int BREC = SB * SB;       /* B_b = M_(b+1) T(b, b+1)^T (h2t_bprod) */
 constexpr int KAPN = 2 * (SB + 2);  /* a compute warp's coefficients of the carry product (twice) */
-constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 4 * SB + REC + BREC + SB + 2 + 2 * KAPN +
+constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 6 * SB + REC + BREC + SB + 6 + 2 * KAPN +
                             2 * NBUF + 1; /* + two mbarriers a buffer, one for the records */
 constexpr size_t SMEM = SMEM_DBL * sizeof(double) + 16;
 
@@ -84,7 +92,11 @@ struct Args {
     double ctol;        /* the check's tolerance (512 u; FTLA_H2T_GEN=matrix-strict: 0, tests) */
     int pcarry;         /* the next slab's carry by a product, its rows after the generation
                          * (FTLA_H2T_CARRY=apply: by the application, before it) */
+    int *flag;          /* per block, zero before the call: its rotations' status (flag_get), or
+                         * NULL (no speculation: every publication final) */
+    int spec;           /* the serial path publishes before its check (FTLA_H2T_SPEC=0: after) */
     long long *prof;
+    int tlogc;
 };
 
 inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -96,11 +108,53 @@ __device__ const double zero_src[1] = {0.0};
 /* the value c and s hold until a rotation lands there (a NaN no arithmetic produces); a
  * rotation with this bit pattern is stored as the canonical NaN instead */
 constexpr long long SENT = -1LL;
+/* -DH2TS_SPEC_CODE=0 compiles the speculative serial path out (a measurement: its mere presence
+ * costs the unspeculated path ~11 %, docs/givens.md "Session 16") */
+#ifndef H2TS_SPEC_CODE
+#define H2TS_SPEC_CODE 1
+#endif
 __device__ __forceinline__ void store_nosent(double *p, double v)
 {
     long long b = __double_as_longlong(v);
     if (b == SENT) b = 0x7ff8000000000000LL;
     *(volatile long long *)p = b;
+}
+/* Speculation (docs/givens.md "Session 16"). The owner of slab b + 1 publishes block b + 1's
+ * rotations as soon as they are formed, before its check of F' and before it knows that block
+ * b's were final; flag[b + 1] then says what they were: 1, final (its own check passed and
+ * flag[b] is 1); 2, replaced — c and s were published again (the block redone without
+ * speculation), each republishing thread fencing its stores before the flag. A consumer
+ * commits nothing (no tile stored, no rotation published as final) from rotations whose flag it
+ * has not seen; seeing 2, it reads c and s again. flag 1 needs no fence: the values a consumer
+ * polled are the only ones ever published. */
+__device__ __forceinline__ int flag_get(const int *f) { return *(const volatile int *)f; }
+__device__ __forceinline__ int flag_wait(const int *f)
+{
+    int v;
+    while ((v = flag_get(f)) == 0) {
+    }
+    return v;
+}
+/* thread t < nr: c_t, s_t of block b, polled until they leave the sentinel; fin: until its flag
+ * is set too (the values then final: read again after the fence where it is 2) */
+__device__ __forceinline__ int poll_rot(const double *c, const double *s, const int *flag, bool fin,
+                                        double &cv, double &sv)
+{
+    const volatile long long *pc = (const volatile long long *)c;
+    const volatile long long *ps = (const volatile long long *)s;
+    long long ci, si;
+    int f = 1;
+    do { /* the loads in flight together: one round trip, not two */
+        ci = *pc;
+        si = *ps;
+        if (fin) f = flag_get(flag);
+    } while (ci == SENT || si == SENT || f == 0);
+    if (f == 2) {
+        __threadfence();
+        ci = *pc, si = *ps;
+    }
+    cv = __longlong_as_double(ci), sv = __longlong_as_double(si);
+    return f;
 }
 __device__ __forceinline__ long long gtime()
 {
@@ -113,7 +167,8 @@ __device__ __forceinline__ long long gtime()
  * loaded; 6 its application of block b done; 7 that owner starts polling for block b */
 /* and for the block me == G / 2: per task k, prof[8 Pd + 8 k + i]: 0 compute starts, 1 its
  * rotations in, 2 READY passed, 3 DONE arrived; 4 memory arrives READY, 5 memory passes DONE,
- * 6 its stores issued; 7 the task's block (b) */
+ * 6 its stores issued; 7 the task's block (b). With FTLA_H2T_TLOGC too, 4-6 are the compute
+ * side's instead: 4 its DONE arrivals done, 5 before its poll (after M w_0), 6 its product done */
 #define H2TS_TLOG(kk, i, v)                                                                       \
     do {                                                                                          \
         if (a.prof && me == a.G / 2 && (kk) < 512) a.prof[8 * (int64_t)a.Pd + 8 * (kk) + (i)] = (v); \
@@ -499,13 +554,10 @@ __device__ __forceinline__ double carry_product(const double *col, const double 
  * application), in one pass over the coefficients (each warp forms them itself, kappa_scan: the
  * generator publishing them beside c and s was slower, docs/givens.md "Session 15").
  * Bs[(p >> 1) 128 + 2 t + (p & 1)] = B(t, p). */
-__device__ __forceinline__ void fused_products(const double *col, const double *cs, const double *ss,
-                                               const double *Bs, double *kap, double w0, double v,
-                                               double &Ft, double &ct)
+/* (B kappa)_t, thread t (Bs as h2t_bprod writes it; ka: kappa_p at ka[p]) */
+__device__ __forceinline__ double b_dot(const double *Bs, const double *ka)
 {
     const int t = threadIdx.x;
-    const double delta = kappa_scan(cs, ss, kap);
-    const double *ka = kap + SB + 2;
     double acc[8];
 #pragma unroll
     for (int u = 0; u < 8; u++) acc[u] = 0.0;
@@ -523,8 +575,14 @@ __device__ __forceinline__ void fused_products(const double *col, const double *
             acc[u] = fma(bv[u].y, kv[u].y, acc[u]);
         }
     }
-    const double bk = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-    Ft = fma(delta, v, bk);
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+__device__ __forceinline__ void fused_products(const double *col, const double *cs, const double *ss,
+                                               const double *Bs, double *kap, double w0, double v,
+                                               double &Ft, double &ct)
+{
+    const double delta = kappa_scan(cs, ss, kap);
+    Ft = fma(delta, v, b_dot(Bs, kap + SB + 2));
     ct = fma(delta, w0, carry_dot(col, kap));
     __syncwarp(); /* kap is read by every lane before the next use rewrites it */
 }
@@ -573,9 +631,10 @@ __device__ __forceinline__ void chain_half_seq(const double *T, const double *c0
 
 /* warp 0: c and s of a block from F_i, tau_i of i = lane (fF0, fT0) and lane + 32 (fF1, fT1), in
  * any common scale of the unnormalized chain; false (nothing written) where a tau leaves
- * [2^-600, 2^600] */
+ * [2^-600, 2^600]; with gc, gs also stored there (the speculative publication) */
 __device__ __forceinline__ bool form_cs(const double *T, int nr, double fF0, double fF1, double fT0,
-                                        double fT1, double *cs, double *ss)
+                                        double fT1, double *cs, double *ss, double *gc = nullptr,
+                                        double *gs = nullptr)
 {
     const int lane = threadIdx.x & 31;
     const unsigned full = 0xffffffffu;
@@ -617,6 +676,7 @@ __device__ __forceinline__ bool form_cs(const double *T, int nr, double fF0, dou
                     s = (sneg ? -g : g) * (sqrt(fT[h]) * ri);
                 }
                 cs[i] = c, ss[i] = s;
+                if (gc) store_nosent(gc + i, c), store_nosent(gs + i, s); /* published at once */
             }
         }
         return true;
@@ -839,99 +899,117 @@ __device__ __forceinline__ double m_row(const double *rec, const double *x, cons
     return (acc[0] + acc[1]) + (acc[2] + acc[3]);
 }
 
+/* warp 1: the check of F' (Fs[0 .. 63]) against the chain's system with the carry (see
+ * generate_fast); true (in every lane) where it passes */
+__device__ __forceinline__ bool check_f(const Args &a, int bd, const double *rec, const double *Fs,
+                                       const double *carry)
+{
+    const int lane = threadIdx.x & 31;
+    const unsigned full = 0xffffffffu;
+    /* the check (h2t_minv's comment): lane l takes rows j0 = l and j1 = l + 32; the
+     * residual F'_j - d_j carry_j - sum L(j, k) F'_k against 512 u times the same terms in
+     * absolute values. Within it, F' solves the chain's system with every coefficient
+     * perturbed by no more than ~11x the chain's own bound (gamma_64); else the chain runs.
+     * (Terms lost to underflow are below 2^-1022 |F'_k| with |F'_k| < 2^300 by the range of
+     * tau', far below what moves a rotation, whose accuracy is relative to sqrt(tau').) */
+    const int j0 = lane, j1 = lane + 32;
+    double r0[2] = {0.0, 0.0}, r1[2] = {0.0, 0.0}, s0[2] = {0.0, 0.0}, s1[2] = {0.0, 0.0};
+    /* eight columns of L at a time, every load issued before the arithmetic (loads under
+     * the row predicates, or selects after them, were issued one by one, each waited for:
+     * 3.4 us); entries outside the triangle are read from a zero (Fs[65]) instead */
+#pragma unroll 1
+    for (int k0 = 0; k0 < SB / 2; k0 += 8) { /* rows j0 and j1 */
+        double F[8], l0[8], l1[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) F[u] = Fs[k0 + u];
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            const int k = k0 + u, off = lpos(0, k); /* L(j, k) at rec[off + j] */
+            l0[u] = *(j0 > k ? rec + off + j0 : Fs + SB + 1);
+            l1[u] = *(j1 > k ? rec + off + j1 : Fs + SB + 1);
+        }
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            const double aF = fabs(F[u]);
+            r0[u & 1] = fma(l0[u], F[u], r0[u & 1]), s0[u & 1] = fma(fabs(l0[u]), aF, s0[u & 1]);
+            r1[u & 1] = fma(l1[u], F[u], r1[u & 1]), s1[u & 1] = fma(fabs(l1[u]), aF, s1[u & 1]);
+        }
+    }
+#pragma unroll 1
+    for (int k0 = SB / 2; k0 < SB; k0 += 8) { /* row j1 only (L(j0, k) = 0 for k >= 32) */
+        double F[8], l1[8];
+#pragma unroll
+        for (int u = 0; u < 8; u++) F[u] = Fs[k0 + u];
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            const int k = k0 + u;
+            l1[u] = *(j1 > k ? rec + lpos(0, k) + j1 : Fs + SB + 1);
+        }
+#pragma unroll
+        for (int u = 0; u < 8; u++) {
+            r1[u & 1] = fma(l1[u], F[u], r1[u & 1]);
+            s1[u & 1] = fma(fabs(l1[u]), fabs(F[u]), s1[u & 1]);
+        }
+    }
+    const double *dv = rec + SB * SB + SB;
+    const double e0 = dv[j0] * carry[j0], e1 = dv[j1] * carry[j1];
+    const double F0 = Fs[j0], F1 = Fs[j1];
+    const double res0 = (F0 - e0) - (r0[0] + r0[1]), res1 = (F1 - e1) - (r1[0] + r1[1]);
+    const double u512 = a.ctol; /* 512 u */
+    const bool good = fabs(res0) <= u512 * ((fabs(F0) + fabs(e0)) + (s0[0] + s0[1])) &&
+                      fabs(res1) <= u512 * ((fabs(F1) + fabs(e1)) + (s1[0] + s1[1]));
+    const bool all = __all_sync(full, good);
+    if (lane == 0 && a.prof) a.prof[8 * (int64_t)a.Pd + 8 * 512 + 1 + bd] = gtime();
+    return all;
+}
+
+/* warp 0: the scan of tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s from F' (Fs);
+ * false where tau' leaves the range (nothing written); with gc, gs also published there */
+__device__ __forceinline__ bool scan_cs(const Args &a, int bd, const double *T, const double *rec,
+                                       const double *Fs, double *cs, double *ss, double *gc,
+                                       double *gs)
+{
+    const int lane = threadIdx.x & 31;
+    const unsigned full = 0xffffffffu;
+    const double F0 = Fs[lane], F1 = Fs[lane + 32];
+    const double ir0 = rec[SB * SB + lane], ir1 = rec[SB * SB + lane + 32];
+    const double g0 = T[lane * LDT + lane + 1], g1 = T[(lane + 32) * LDT + lane + 33];
+    /* inclusive scans of the maps x -> A x + B, A = (g ir)^2, B = (F' ir)^2, both halves */
+    double A0 = (g0 * ir0) * (g0 * ir0), B0 = (F0 * ir0) * (F0 * ir0);
+    double A1 = (g1 * ir1) * (g1 * ir1), B1 = (F1 * ir1) * (F1 * ir1);
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const double pA0 = __shfl_up_sync(full, A0, d), pB0 = __shfl_up_sync(full, B0, d);
+        const double pA1 = __shfl_up_sync(full, A1, d), pB1 = __shfl_up_sync(full, B1, d);
+        if (lane >= d) {
+            B0 = fma(A0, pB0, B0), A0 *= pA0;
+            B1 = fma(A1, pB1, B1), A1 *= pA1;
+        }
+    }
+    const double t32 = __shfl_sync(full, A0 + B0, 31); /* tau'_32 */
+    const double in0 = A0 + B0, in1 = fma(A1, t32, B1); /* tau'_(i+1) */
+    double ex0 = __shfl_up_sync(full, in0, 1), ex1 = __shfl_up_sync(full, in1, 1);
+    if (lane == 0) ex0 = 1.0, ex1 = t32;
+    if (lane == 0) H2TS_STAMP(bd, 1);
+    return form_cs(T, SB, F0, F1, ex0, ex1, cs, ss, gc, gs);
+}
+
 /* both compute warps: F' = M carry (thread t: F'_t into Fs; prod false: the caller has put
- * F' there); then warp 0 the scan of
- * tau'_(p+1) = (g_p^2 tau'_p + F'_p^2) / rho_p^2 and c, s, while warp 1 checks F' against the
+ * F' there); then warp 0 the scan and c, s, while warp 1 checks F' against the
  * chain's system (the residual by a product with L, h2t_minv); false (the chain runs) where
  * tau' leaves the range or the check fails */
 __device__ bool generate_fast(const Args &a, int bd, const double *T, const double *carry,
                               const double *rec, double *Fs, double *cs, double *ss, bool prod)
 {
     const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
-    const unsigned full = 0xffffffffu;
     if (prod) Fs[t] = m_row(rec, carry, Fs + SB + 1); /* else F' is in Fs (fused_products) */
     H2TS_BAR_SYNC(1, NCT);
     bool ok = true;
     if (warp == 1) {
-        /* the check (h2t_minv's comment): lane l takes rows j0 = l and j1 = l + 32; the
-         * residual F'_j - d_j carry_j - sum L(j, k) F'_k against 512 u times the same terms in
-         * absolute values. Within it, F' solves the chain's system with every coefficient
-         * perturbed by no more than ~11x the chain's own bound (gamma_64); else the chain runs.
-         * (Terms lost to underflow are below 2^-1022 |F'_k| with |F'_k| < 2^300 by the range of
-         * tau', far below what moves a rotation, whose accuracy is relative to sqrt(tau').) */
-        const int j0 = lane, j1 = lane + 32;
-        double r0[2] = {0.0, 0.0}, r1[2] = {0.0, 0.0}, s0[2] = {0.0, 0.0}, s1[2] = {0.0, 0.0};
-        /* eight columns of L at a time, every load issued before the arithmetic (loads under
-         * the row predicates, or selects after them, were issued one by one, each waited for:
-         * 3.4 us); entries outside the triangle are read from a zero (Fs[65]) instead */
-#pragma unroll 1
-        for (int k0 = 0; k0 < SB / 2; k0 += 8) { /* rows j0 and j1 */
-            double F[8], l0[8], l1[8];
-#pragma unroll
-            for (int u = 0; u < 8; u++) F[u] = Fs[k0 + u];
-#pragma unroll
-            for (int u = 0; u < 8; u++) {
-                const int k = k0 + u, off = lpos(0, k); /* L(j, k) at rec[off + j] */
-                l0[u] = *(j0 > k ? rec + off + j0 : Fs + SB + 1);
-                l1[u] = *(j1 > k ? rec + off + j1 : Fs + SB + 1);
-            }
-#pragma unroll
-            for (int u = 0; u < 8; u++) {
-                const double aF = fabs(F[u]);
-                r0[u & 1] = fma(l0[u], F[u], r0[u & 1]), s0[u & 1] = fma(fabs(l0[u]), aF, s0[u & 1]);
-                r1[u & 1] = fma(l1[u], F[u], r1[u & 1]), s1[u & 1] = fma(fabs(l1[u]), aF, s1[u & 1]);
-            }
-        }
-#pragma unroll 1
-        for (int k0 = SB / 2; k0 < SB; k0 += 8) { /* row j1 only (L(j0, k) = 0 for k >= 32) */
-            double F[8], l1[8];
-#pragma unroll
-            for (int u = 0; u < 8; u++) F[u] = Fs[k0 + u];
-#pragma unroll
-            for (int u = 0; u < 8; u++) {
-                const int k = k0 + u;
-                l1[u] = *(j1 > k ? rec + lpos(0, k) + j1 : Fs + SB + 1);
-            }
-#pragma unroll
-            for (int u = 0; u < 8; u++) {
-                r1[u & 1] = fma(l1[u], F[u], r1[u & 1]);
-                s1[u & 1] = fma(fabs(l1[u]), fabs(F[u]), s1[u & 1]);
-            }
-        }
-        const double *dv = rec + SB * SB + SB;
-        const double e0 = dv[j0] * carry[j0], e1 = dv[j1] * carry[j1];
-        const double F0 = Fs[j0], F1 = Fs[j1];
-        const double res0 = (F0 - e0) - (r0[0] + r0[1]), res1 = (F1 - e1) - (r1[0] + r1[1]);
-        const double u512 = a.ctol; /* 512 u */
-        const bool good = fabs(res0) <= u512 * ((fabs(F0) + fabs(e0)) + (s0[0] + s0[1])) &&
-                          fabs(res1) <= u512 * ((fabs(F1) + fabs(e1)) + (s1[0] + s1[1]));
-        const bool all = __all_sync(full, good);
+        const bool all = check_f(a, bd, rec, Fs, carry);
         if (lane == 0) Fs[SB] = all ? 1.0 : 0.0;
-        if (lane == 0 && a.prof) a.prof[8 * (int64_t)a.Pd + 8 * 512 + 1 + bd] = gtime();
     }
-    if (warp == 0) {
-        const double F0 = Fs[lane], F1 = Fs[lane + 32];
-        const double ir0 = rec[SB * SB + lane], ir1 = rec[SB * SB + lane + 32];
-        const double g0 = T[lane * LDT + lane + 1], g1 = T[(lane + 32) * LDT + lane + 33];
-        /* inclusive scans of the maps x -> A x + B, A = (g ir)^2, B = (F' ir)^2, both halves */
-        double A0 = (g0 * ir0) * (g0 * ir0), B0 = (F0 * ir0) * (F0 * ir0);
-        double A1 = (g1 * ir1) * (g1 * ir1), B1 = (F1 * ir1) * (F1 * ir1);
-#pragma unroll
-        for (int d = 1; d < 32; d <<= 1) {
-            const double pA0 = __shfl_up_sync(full, A0, d), pB0 = __shfl_up_sync(full, B0, d);
-            const double pA1 = __shfl_up_sync(full, A1, d), pB1 = __shfl_up_sync(full, B1, d);
-            if (lane >= d) {
-                B0 = fma(A0, pB0, B0), A0 *= pA0;
-                B1 = fma(A1, pB1, B1), A1 *= pA1;
-            }
-        }
-        const double t32 = __shfl_sync(full, A0 + B0, 31); /* tau'_32 */
-        const double in0 = A0 + B0, in1 = fma(A1, t32, B1); /* tau'_(i+1) */
-        double ex0 = __shfl_up_sync(full, in0, 1), ex1 = __shfl_up_sync(full, in1, 1);
-        if (lane == 0) ex0 = 1.0, ex1 = t32;
-        if (lane == 0) H2TS_STAMP(bd, 1);
-        ok = form_cs(T, SB, F0, F1, ex0, ex1, cs, ss);
-    }
+    if (warp == 0) ok = scan_cs(a, bd, T, rec, Fs, cs, ss, nullptr, nullptr);
     H2TS_BAR_SYNC(1, NCT); /* warp 1's verdict */
     return ok && Fs[SB] != 0.0;
 }
@@ -945,9 +1023,12 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     double *ssb = csb + 2 * SB;                     /* [2][64] */
     double *grec = ssb + 2 * SB;                    /* a block's generation record (REC) */
     double *gB = grec + REC;                        /* B of the generation (BREC, h2t_bprod) */
-    double *gF = gB + BREC;                         /* F' of the generation (64), the check */
-    double *kap = gF + SB + 2;                      /* [2][KAPN]: the carry product, a warp each */
-    unsigned long long *mbar = (unsigned long long *)(kap + 2 * KAPN); /* full: NBUF */
+    double *gF = gB + BREC;                         /* F' of the generation (64); [64] the
+                                                     * check's verdict, [65] a zero, [66 .. 68]
+                                                     * the speculative path's verdicts */
+    double *kap = gF + SB + 6;                      /* [2][KAPN]: the carry product, a warp each */
+    double *csp = kap + 2 * KAPN, *ssp = csp + SB;  /* the urgent tile's rotations */
+    unsigned long long *mbar = (unsigned long long *)(ssp + SB); /* full: NBUF */
     unsigned long long *mbe = mbar + NBUF;                           /* empty: NBUF */
     unsigned long long *gmb = mbe + NBUF;                            /* the record's fetch */
     const int tid = threadIdx.x, warp = tid >> 5;
@@ -1011,9 +1092,17 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
         pending = false;                                                                          \
     } while (0)
         if (me < a.Pd && a.minv && nrot(a, me) == SB) H2TS_FETCH(me);
+        bool fin0 = false, fin1 = false; /* ... and known final (their flag seen) */
+        /* the urgent tile: block b's application to slab b + 2 (the task before that slab's
+         * owner generates block b + 2), done with b's speculative rotations; its DONE waits for
+         * b's flag (read in the next generation's task, redone there where it is 2) */
+        bool pend = false, pend_app = false; /* pend_app: this thread's column already applied */
+        int pend_ut = 0, pend_b = 0, pend_q = 0;
+        double pend_x = 0.0; /* the slab's carry before block b */
+        const unsigned full = 0xffffffffu;
+        const int lane = t & 31;
         while (seq_next(a, me, sq, b, q, kind)) {
             const int ntile = kind == 2 ? 2 : 1;
-            const int hv = (b & 1) ? have1 : have0;
             if (t == 0) {
                 H2TS_TLOG(k, 0, gtime());
                 H2TS_TLOG(k, 7, b);
@@ -1027,100 +1116,215 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             /* kind 2 with B: v = (M w_0)_t from the carry before block b, while block b is
              * generated elsewhere */
             const bool useb = fast && kind == 2 && a.bmat && a.pcarry;
-            double vM = 0.0;
-            if (useb) {
-                H2TS_FETCH_WAIT();
-                vM = m_row(grec, carry + (q / G) * SB, gF + SB + 1);
-            }
-            if (kind != 1 && hv != b) {
-                /* c and s start as the sentinel (all bits set); each element is polled until it
-                 * has landed — nothing else depends on the producer, so no fence or flag */
-                if (kind == 2 && t == 0) H2TS_STAMP(b, 7);
-                const int nr = nrot(a, b);
-                double cv = 0.0, sv = 0.0;
-                if (t < nr) {
-                    const long long *pc = (const long long *)(a.c + (int64_t)b * SB + t);
-                    const long long *ps = (const long long *)(a.s + (int64_t)b * SB + t);
-                    long long ci, si;
-                    do { /* both loads in flight together: one round trip, not two */
-                        ci = *(const volatile long long *)pc;
-                        si = *(const volatile long long *)ps;
-                    } while (ci == SENT || si == SENT);
-                    cv = __longlong_as_double(ci), sv = __longlong_as_double(si);
-                }
-                if (kind == 2 && t == 0) H2TS_STAMP(b, 4);
-                csb[(b & 1) * SB + t] = cv;
-                ssb[(b & 1) * SB + t] = sv;
-                if (b & 1) have1 = b;
-                else have0 = b;
-            }
-            if (t == 0) H2TS_TLOG(k, 1, gtime());
-            for (int u = 0; u < ntile; u++) /* the task's tiles are in */
-                mbar_wait(mbar + (ktile + u) % NBUF, (unsigned)((ktile + u) / NBUF) & 1u);
-            H2TS_BAR_SYNC(1, NCT); /* c and s of both warps' threads */
-            if (t == 0) H2TS_TLOG(k, 2, gtime());
-            if (kind == 2 && t == 0) H2TS_STAMP(b, 5);
+            const bool urgent = H2TS_SPEC_CODE && kind == 0 && a.spec && q == b + 2 && q < a.Pd && nrot(a, q) == SB;
             double *T0 = tiles + (ktile % NBUF) * TILE;
             double *T1 = tiles + ((ktile + 1) % NBUF) * TILE;
+            const int bd = kind == 1 ? b : b + 1; /* the generation (kinds 1 and 2) */
+            double *Td = kind == 1 ? T0 : T1;
+            double *cb = csb + (b & 1) * SB, *sb = ssb + (b & 1) * SB;
+            double *cd = csb + (bd & 1) * SB, *sd = ssb + (bd & 1) * SB;
             /* kind 2 with the product carry: block b's application to the tile (its finished
              * rows, from the carry before it: xold) waits until block b + 1 is published */
             bool defer = false;
             double xold = 0.0;
-            if (kind == 0 || kind == 2) {
-                /* apply block b to slab q */
-                const int sl = q / G, nr = nrot(a, b);
-                double x = carry[sl * SB + t];
-                if (kind == 2 && a.pcarry && nr == SB) {
-                    xold = x;
-                    double y;
-                    if (useb)
-                        fused_products(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, gB,
-                                       kap + warp * KAPN, x, vM, gF[t], y);
-                    else
-                        y = carry_product(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB,
-                                          kap + warp * KAPN, x);
-                    if (isfinite(y)) x = y, defer = true;
-                    else apply_col(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, nr, x);
-                } else {
-                    apply_col(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, nr, x);
-                    if (b == a.Pd - 1) T0[t * LDT + nr] = x;
+            for (int att = 0;; att++) {
+                /* the speculative serial path: kind 2 with B, first attempt */
+                const bool sp = H2TS_SPEC_CODE && useb && a.spec && att == 0;
+                const bool fin = a.flag && !sp && !urgent; /* the rotations used must be final */
+                double vM = 0.0;
+                if (useb) {
+                    H2TS_FETCH_WAIT();
+                    vM = m_row(grec, carry + (q / G) * SB, gF + SB + 1);
                 }
-                carry[sl * SB + t] = x;
-                if (kind == 2 && t == 0) H2TS_STAMP(b, 6);
+                if (t == 0 && a.tlogc) H2TS_TLOG(k, 5, gtime());
+                const int hv = (b & 1) ? have1 : have0;
+                const bool hf = (b & 1) ? fin1 : fin0;
+                if (kind != 1 && (hv != b || (fin && !hf))) {
+                    /* c and s start as the sentinel (all bits set); each element is polled until
+                     * it has landed — nothing else depends on the producer, so no fence (and,
+                     * where the values must be final, its flag with them) */
+                    if (kind == 2 && t == 0) H2TS_STAMP(b, 7);
+                    double cv = 0.0, sv = 0.0;
+                    if (t < nrot(a, b))
+                        poll_rot(a.c + (int64_t)b * SB + t, a.s + (int64_t)b * SB + t,
+                                 fin ? a.flag + b : nullptr, fin, cv, sv);
+                    if (kind == 2 && t == 0) H2TS_STAMP(b, 4);
+                    cb[t] = cv, sb[t] = sv;
+                    if (b & 1) have1 = b, fin1 = fin;
+                    else have0 = b, fin0 = fin;
+                }
+                if (t == 0) H2TS_TLOG(k, 1, gtime());
+                for (int u = 0; u < ntile; u++) /* the task's tiles are in */
+                    mbar_wait(mbar + (ktile + u) % NBUF, (unsigned)((ktile + u) / NBUF) & 1u);
+                H2TS_BAR_SYNC(1, NCT); /* c and s of both warps' threads */
+                if (t == 0) H2TS_TLOG(k, 2, gtime());
+                if (kind == 2 && t == 0) H2TS_STAMP(b, 5);
+                if (sp) {
+                    /* F' of block b + 1 alone on the path (delta M w_0 + B kappa), its rotations
+                     * published by warp 0 as soon as they are formed; the carry, the check and
+                     * block b's flag after (docs/givens.md "Session 16") */
+                    const int sl = q / G;
+                    double *kw = kap + warp * KAPN;
+                    xold = carry[sl * SB + t];
+                    const double delta = kappa_scan(cb, sb, kw);
+                    gF[t] = fma(delta, vM, b_dot(gB, kw + SB + 2));
+                    if (t == 0 && a.tlogc) H2TS_TLOG(k, 6, gtime());
+                    if (tile_bulk(a, bd, bd) && t + 1 < LDT) Td[t * LDT + t + 1] = Td[t * LDT + SB + 1];
+                    if (t == 0) H2TS_STAMP(b, 6);
+                    H2TS_BAR_SYNC(1, NCT); /* F' and the diagonal tile */
+                    if (t == 0) H2TS_STAMP(bd, 0);
+                    if (warp == 0) {
+                        /* c, s published at once; block b's flag in flight meanwhile */
+                        int fprev = 0, fpend = 0;
+                        if (t == 0) {
+                            fprev = flag_get(a.flag + b);
+                            if (pend) fpend = flag_get(a.flag + pend_b);
+                        }
+                        const bool rok = scan_cs(a, bd, Td, grec, gF, cd, sd, a.c + (int64_t)bd * SB,
+                                                 a.s + (int64_t)bd * SB);
+                        if (t == 0) {
+                            H2TS_STAMP(bd, 2);
+                            H2TS_STAMP(bd, 3);
+                            gF[SB + 2] = rok ? 1.0 : 0.0;
+                            gF[SB + 4] = fprev ? fprev : flag_wait(a.flag + b);
+                            gF[SB + 5] = !pend ? 1.0 : fpend ? fpend : flag_wait(a.flag + pend_b);
+                        }
+                    } else {
+                        /* warp 1: the carries after block b (lane l: columns l and l + 32), for
+                         * the check and the tiles' rows, then the check */
+                        double *cr = carry + sl * SB;
+                        const double w0 = cr[lane], w1 = cr[lane + 32];
+                        const double y0 = fma(delta, w0, carry_dot(T0 + lane * LDT, kw));
+                        const double y1 = fma(delta, w1, carry_dot(T0 + (lane + 32) * LDT, kw));
+                        __syncwarp();
+                        const bool f0 = isfinite(y0), f1 = isfinite(y1);
+                        if (f0) cr[lane] = y0;
+                        if (f1) cr[lane + 32] = y1;
+                        const bool allf = __all_sync(full, f0 && f1);
+                        __syncwarp();
+                        const bool good = allf && check_f(a, bd, grec, gF, cr);
+                        if (lane == 0) gF[SB] = good ? 1.0 : 0.0, gF[SB + 3] = 1.0;
+                    }
+                    H2TS_BAR_SYNC(1, NCT); /* the carries and the verdicts */
+                    const bool good = gF[SB] != 0.0 && gF[SB + 2] != 0.0 && gF[SB + 3] != 0.0 &&
+                                      gF[SB + 4] == 1.0 && gF[SB + 5] == 1.0;
+                    if (!good) {
+                        /* redo without speculation (block b's rotations polled as final, the
+                         * carry from before them; block b + 1 published again, flag 2) */
+                        carry[sl * SB + t] = xold;
+                        if (b & 1) have1 = -1;
+                        else have0 = -1;
+                        if (pend && gF[SB + 5] != 1.0) {
+                            /* the urgent tile too: block pend_b's final rotations, applied now
+                             * from the carry before them (its rows are not yet touched) */
+                            const int pb = pend_b;
+                            double *Tp = tiles + (pend_ut % NBUF) * TILE;
+                            double cv, sv;
+                            (void)poll_rot(a.c + (int64_t)pb * SB + t, a.s + (int64_t)pb * SB + t,
+                                           a.flag + pb, true, cv, sv);
+                            csp[t] = cv, ssp[t] = sv;
+                            H2TS_BAR_SYNC(1, NCT);
+                            double x = pend_x;
+                            if (pend_app) { /* applied with the speculative values: its rows again */
+                                const int64_t j = (int64_t)pend_q * SB + t;
+                                for (int i = 1; i <= SB; i++)
+                                    Tp[t * LDT + i] = j < a.n ? a.R[(int64_t)pb * SB + i + j * a.ldr] : 0.0;
+                            }
+                            apply_col(Tp + t * LDT, csp, ssp, SB, x);
+                            carry[(pend_q / G) * SB + t] = x;
+                            pend_app = true;
+                        }
+                        if (a.prof && t == 0) /* the redone tasks */
+                            atomicAdd((unsigned long long *)(a.prof + 8 * (int64_t)a.Pd + 8 * 512 +
+                                                             1 + a.Pd), 1ull);
+                        H2TS_BAR_SYNC(1, NCT); /* the carry back before m_row reads it */
+                        continue;
+                    }
+                    if (t == 0) *(volatile int *)(a.flag + bd) = 1;
+                    if (b & 1) fin1 = true; /* block b's values were final */
+                    else fin0 = true;
+                    defer = true;
+                } else {
+                    if (kind == 0 || kind == 2) {
+                        /* apply block b to slab q */
+                        const int sl = q / G, nr = nrot(a, b);
+                        double x = carry[sl * SB + t];
+                        if (kind == 2 && a.pcarry && nr == SB) {
+                            xold = x;
+                            double y;
+                            if (useb)
+                                fused_products(T0 + t * LDT, cb, sb, gB, kap + warp * KAPN, x, vM,
+                                               gF[t], y);
+                            else
+                                y = carry_product(T0 + t * LDT, cb, sb, kap + warp * KAPN, x);
+                            if (isfinite(y)) x = y, defer = true;
+                            else apply_col(T0 + t * LDT, cb, sb, nr, x);
+                        } else if (urgent) {
+                            /* the carry by the product, the tile's rows in the next task (after
+                             * its publication); block b's rotations kept for them in csp, ssp */
+                            pend_x = x;
+                            const double y = carry_product(T0 + t * LDT, cb, sb, kap + warp * KAPN, x);
+                            pend_app = !isfinite(y);
+                            if (pend_app) apply_col(T0 + t * LDT, cb, sb, nr, x);
+                            else x = y;
+                            csp[t] = cb[t], ssp[t] = sb[t];
+                            if (t == 0 && a.tlogc) H2TS_TLOG(k, 6, gtime());
+                        } else {
+                            apply_col(T0 + t * LDT, cb, sb, nr, x);
+                            if (b == a.Pd - 1) T0[t * LDT + nr] = x;
+                        }
+                        carry[sl * SB + t] = x;
+                        if (kind == 2 && t == 0) H2TS_STAMP(b, 6);
+                    }
+                    if (kind == 1 || kind == 2) {
+                        const int sl = bd / G, nr = nrot(a, bd);
+                        if (tile_bulk(a, bd, bd) && t + 1 < LDT) Td[t * LDT + t + 1] = Td[t * LDT + SB + 1];
+                        if (fast) H2TS_FETCH_WAIT();
+                        if (!useb) H2TS_BAR_SYNC(1, NCT); /* the tile, the carry and the record
+                                                           * (with B: generate_fast's first barrier) */
+                        if (t == 0) H2TS_STAMP(bd, 0);
+                        bool done = false;
+                        if (fast)
+                            done = generate_fast(a, bd, Td, carry + sl * SB, grec, gF, cd, sd,
+                                                 !useb); /* warp 0's verdict */
+                        if (warp == 0 && !done) {
+                            if (fast && a.prof && t == 0) /* blocks the matrix form handed to the chain */
+                                atomicAdd((unsigned long long *)(a.prof + 8 * (int64_t)a.Pd + 8 * 512), 1ull);
+                            generate(a, bd, Td, carry + sl * SB, nr, cd, sd);
+                        }
+                        H2TS_BAR_SYNC(1, NCT);
+                        if (t == 0) H2TS_STAMP(bd, 2);
+                        if (t < nr) {
+                            store_nosent(a.c + (int64_t)bd * SB + t, cd[t]);
+                            store_nosent(a.s + (int64_t)bd * SB + t, sd[t]);
+                        }
+                        if (t == 0) H2TS_STAMP(bd, 3);
+                        if (a.flag) {
+                            if (att > 0) { /* published again: the values before the flag */
+                                __threadfence();
+                                H2TS_BAR_SYNC(1, NCT);
+                                if (t == 0) __threadfence(), *(volatile int *)(a.flag + bd) = 2;
+                            } else if (t == 0) {
+                                *(volatile int *)(a.flag + bd) = 1;
+                            }
+                        }
+                    }
+                }
+                break;
             }
             if (kind == 1 || kind == 2) {
-                const int bd = kind == 1 ? b : b + 1;
-                double *Td = kind == 1 ? T0 : T1;
+                /* after the publication: the tiles' finished rows, the next record */
                 const int sl = bd / G, nr = nrot(a, bd);
-                if (tile_bulk(a, bd, bd) && t + 1 < LDT) Td[t * LDT + t + 1] = Td[t * LDT + SB + 1];
-                if (fast) H2TS_FETCH_WAIT();
-                if (!useb) H2TS_BAR_SYNC(1, NCT); /* the tile, the carry and the record (with B:
-                                                   * generate_fast's first barrier) */
-                if (t == 0) H2TS_STAMP(bd, 0);
-                bool done = false;
-                if (fast)
-                    done = generate_fast(a, bd, Td, carry + sl * SB, grec, gF, csb + (bd & 1) * SB,
-                                         ssb + (bd & 1) * SB, !useb); /* warp 0's verdict */
-                if (warp == 0 && !done) {
-                    if (fast && a.prof && t == 0) /* blocks the matrix form handed to the chain */
-                        atomicAdd((unsigned long long *)(a.prof + 8 * (int64_t)a.Pd + 8 * 512), 1ull);
-                    generate(a, bd, Td, carry + sl * SB, nr, csb + (bd & 1) * SB,
-                             ssb + (bd & 1) * SB);
+                if (bd & 1) have1 = bd, fin1 = true;
+                else have0 = bd, fin0 = true;
+                if (defer) apply_col(T0 + t * LDT, cb, sb, SB, xold);
+                if (pend && !pend_app) { /* the urgent tile's rows (its flag seen: 1) */
+                    double x = pend_x;
+                    apply_col(tiles + (pend_ut % NBUF) * TILE + t * LDT, csp, ssp, SB, x);
                 }
-                H2TS_BAR_SYNC(1, NCT);
-                if (t == 0) H2TS_STAMP(bd, 2);
-
-                if (t < nr) {
-                    store_nosent(a.c + (int64_t)bd * SB + t, csb[(bd & 1) * SB + t]);
-                    store_nosent(a.s + (int64_t)bd * SB + t, ssb[(bd & 1) * SB + t]);
-                }
-                if (t == 0) H2TS_STAMP(bd, 3);
-                if (bd & 1) have1 = bd;
-                else have0 = bd;
-                if (defer) apply_col(T0 + t * LDT, csb + (b & 1) * SB, ssb + (b & 1) * SB, SB, xold);
                 double x = carry[sl * SB + t];
                 const int lim = t + 1 < nr ? t + 1 : nr;
-                apply_col(Td + t * LDT, csb + (bd & 1) * SB, ssb + (bd & 1) * SB, lim, x);
+                apply_col(Td + t * LDT, cd, sd, lim, x);
                 if (bd == a.Pd - 1 && t >= nr) Td[t * LDT + nr] = x;
                 if (t < nr) a.sub[(int64_t)bd * SB + t] = 0.0;
                 {   /* grec and gB are free (the barrier after the generation): the record of
@@ -1131,11 +1335,22 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             }
             fence_async_smem(); /* the tile's rows, written here, read by bulk stores */
             if (t == 0) H2TS_TLOG(k, 3, gtime());
-            for (int u = 0; u < ntile; u++) { /* done (the previous phase: as in issue_tile) */
-                const int ut = ktile + u;
+            if (pend && kind == 2) { /* the urgent tile, verified (or redone) in this task */
+                const int ut = pend_ut;
                 if (ut >= NBUF) mbar_wait(mbe + ut % NBUF, (unsigned)(ut / NBUF - 1) & 1u);
                 mbar_arrive(mbe + ut % NBUF);
+                pend = false;
             }
+            if (urgent) {
+                pend = true, pend_ut = ktile, pend_b = b, pend_q = q;
+            } else {
+                for (int u = 0; u < ntile; u++) { /* done (the previous phase: as in issue_tile) */
+                    const int ut = ktile + u;
+                    if (ut >= NBUF) mbar_wait(mbe + ut % NBUF, (unsigned)(ut / NBUF - 1) & 1u);
+                    mbar_arrive(mbe + ut % NBUF);
+                }
+            }
+            if (t == 0 && a.tlogc) H2TS_TLOG(k, 4, gtime());
             ktile += ntile, k++;
         }
         H2TS_FETCH_WAIT(); /* no bulk copy outlives the block (none is left: each is used) */
@@ -1144,7 +1359,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     } else {
         while (seq_next(a, me, sq, b, q, kind)) {
             const int ntile = kind == 2 ? 2 : 1;
-            if (tid == NCT) H2TS_TLOG(k, 4, gtime());
+            if (tid == NCT && !a.tlogc) H2TS_TLOG(k, 4, gtime());
             /* fetch ahead into the buffers no task holds (their stores are done: barrier 2, and
              * the bulk stores' reads of shared memory) */
             if (wi == 0) bulk_wait_read();
@@ -1160,7 +1375,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             }
             for (int u = 0; u < ntile; u++) /* the compute threads are done with the tiles */
                 mbar_wait(mbe + (ktile + u) % NBUF, (unsigned)((ktile + u) / NBUF) & 1u);
-            if (tid == NCT) H2TS_TLOG(k, 5, gtime());
+            if (tid == NCT && !a.tlogc) H2TS_TLOG(k, 5, gtime());
             double *B0 = tiles + (ktile % NBUF) * TILE;
             if (store_bulk(a, b, q)) {
                 if (!(a.bulkm & 2)) store_tile_vec(a, B0, b, q, wi, nw);
@@ -1169,7 +1384,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 store_tile(a, B0, b, q, wi, nw);
             }
             if (kind == 2) store_tile(a, tiles + ((ktile + 1) % NBUF) * TILE, b + 1, b + 1, wi, nw);
-            if (tid == NCT) H2TS_TLOG(k, 6, gtime());
+            if (tid == NCT && !a.tlogc) H2TS_TLOG(k, 6, gtime());
             ktile += ntile, k++;
         }
         asm volatile("cp.async.wait_all;\n" ::: "memory");
@@ -1235,39 +1450,57 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
      * for all; matrix-strict: a zero tolerance for the check, tests) */
     a.minv = NULL;
     a.bmat = NULL;
-    {
-        const char *ge = getenv("FTLA_H2T_GEN");
-        a.ctol = 0x1p-44; /* 512 u */
-        if (ge && strcmp(ge, "matrix-strict") == 0) a.ctol = 0.0; /* every inexact block to the chain */
-        if (ns >= SB && !(ge && strcmp(ge, "chain") == 0)) {
-            /* the records (33 KB a block); where the device has no room for them, every
-             * block runs the chain */
-            /* and B for the serial path's product (h2t_bprod; FTLA_H2T_BPROD=0: without) */
-            const char *be = getenv("FTLA_H2T_BPROD");
-            const int wantb = !(be && be[0] == '0') && ns / SB >= 2;
-            const size_t nrec = (size_t)(ns / SB) * REC, nb = wantb ? (size_t)(ns / SB - 1) * BREC : 0;
-            double *ws = NULL;
-            if (ftla_cuda_queue_scratch(q, (nrec + nb) * sizeof(double), (void **)&ws) == FT_SUCCESS &&
-                ws) {
-                Args am = a;
-                h2t_minv<<<(unsigned)(ns / SB), 256, 0, st>>>(am, ws);
-                FTLA_CUDA_TRY(cudaGetLastError());
-                a.minv = ws;
-                if (wantb) {
-                    h2t_bprod<<<(unsigned)(ns / SB - 1), 256, BPROD_SMEM, st>>>(am, ws, ws + nrec);
-                    FTLA_CUDA_TRY(cudaGetLastError());
-                    a.bmat = ws + nrec;
-                }
-            }
-        }
-    }
+    a.flag = NULL;
     {
         const char *ce = getenv("FTLA_H2T_CARRY");
         a.pcarry = !(ce && strcmp(ce, "apply") == 0);
     }
+    {
+        /* one scratch: the records (33 KB a full block) and B (32 KB) where the generation is a
+         * checked matrix, and the blocks' flags where the serial path speculates */
+        const char *ge = getenv("FTLA_H2T_GEN");
+        a.ctol = 0x1p-44; /* 512 u */
+        if (ge && strcmp(ge, "matrix-strict") == 0) a.ctol = 0.0; /* every inexact block to the chain */
+        /* the generation as a checked matrix for every full block (FTLA_H2T_GEN=chain: the chain
+         * for all; matrix-strict: a zero tolerance for the check, tests) */
+        const int wantm = ns >= SB && !(ge && strcmp(ge, "chain") == 0);
+        /* and B for the serial path's product (h2t_bprod; FTLA_H2T_BPROD=0: without) */
+        const char *be = getenv("FTLA_H2T_BPROD");
+        const int wantb = wantm && !(be && be[0] == '0') && ns / SB >= 2;
+        /* the serial path publishes before its check where it runs by B (FTLA_H2T_SPEC=0: after) */
+        const char *se = getenv("FTLA_H2T_SPEC");
+        a.spec = H2TS_SPEC_CODE && wantb && a.pcarry && !(se && se[0] == '0');
+        const size_t nrec = wantm ? (size_t)(ns / SB) * REC : 0;
+        const size_t nb = wantb ? (size_t)(ns / SB - 1) * BREC : 0;
+        const size_t nfl = a.spec ? ((size_t)a.Pd * sizeof(int) + 7) / 8 : 0;
+        double *ws = NULL;
+        if (nrec + nb + nfl > 0 &&
+            ftla_cuda_queue_scratch(q, (nrec + nb + nfl) * sizeof(double), (void **)&ws) == FT_SUCCESS &&
+            ws) {
+            /* where the device has no room for them, every block runs the chain unspeculated */
+            Args am = a;
+            if (wantm) {
+                h2t_minv<<<(unsigned)(ns / SB), 256, 0, st>>>(am, ws);
+                FTLA_CUDA_TRY(cudaGetLastError());
+                a.minv = ws;
+            }
+            if (wantb) {
+                h2t_bprod<<<(unsigned)(ns / SB - 1), 256, BPROD_SMEM, st>>>(am, ws, ws + nrec);
+                FTLA_CUDA_TRY(cudaGetLastError());
+                a.bmat = ws + nrec;
+            }
+            if (a.spec) {
+                a.flag = (int *)(ws + nrec + nb);
+                FTLA_CUDA_TRY(cudaMemsetAsync(a.flag, 0, (size_t)a.Pd * sizeof(int), st));
+            }
+        }
+        if (!a.flag) a.spec = 0;
+    }
     a.prof = NULL;
     const char *pe = getenv("FTLA_H2T_PROFILE");
-    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd; /* + warp 1's check done */
+    a.tlogc = getenv("FTLA_H2T_TLOGC") != NULL;
+    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1; /* + warp 1's check done, the
+                                                                   * speculative tasks redone */
     if (pe) {
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, np * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, np * sizeof(long long), st));
@@ -1317,6 +1550,8 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
                 ck += e ? e - h[8 * b] : 0;
             }
             if (cnt > 0) fprintf(stderr, "h2ts-profile check done %.2f us after the generation starts\n", ck / cnt * 1e-3);
+            fprintf(stderr, "h2ts-profile speculation %s, tasks redone %lld\n", a.spec ? "on" : "off",
+                    h[8 * a.Pd + 8 * 512 + 1 + a.Pd]);
             fprintf(stderr, "h2ts-profile span %.1f us from block 0's generation to block %d's publication\n",
                     (h[8 * (a.Pd - 1) + 3] - h[0]) * 1e-3, a.Pd - 1);
         }
