@@ -71,6 +71,7 @@ constexpr int LDT = SB + 2;         /* tile column stride: 528 bytes, 16-byte al
                                      * (bulk copies; 16-byte accesses conflict-free) */
 constexpr int NBUF = 4;             /* tiles in flight (5 until session 15: the fifth buffer's room
                                      * holds B, the next generation's product with its tile) */
+static_assert(NBUF >= 4, "the urgent tile, one more tile and the generation's two must fit the ring");
 constexpr int MAXS = 16;            /* slabs a block may own */
 constexpr size_t TILE = (size_t)SB * LDT;
 constexpr int REC = SB * SB + 2 * SB; /* a block's generation record (h2t_minv): M and L packed
@@ -1116,7 +1117,11 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             /* kind 2 with B: v = (M w_0)_t from the carry before block b, while block b is
              * generated elsewhere */
             const bool useb = fast && kind == 2 && a.bmat && a.pcarry;
-            const bool urgent = H2TS_SPEC_CODE && kind == 0 && a.spec && q == b + 2 && q < a.Pd && nrot(a, q) == SB;
+            /* (only where the ring holds it with every tile up to the generation's: at most one
+             * more owned slab after q, so that the tiles through the generation's second stay
+             * within NBUF of it — else the ring would wait for the tile held back: a deadlock) */
+            const bool urgent = H2TS_SPEC_CODE && kind == 0 && a.spec && q == b + 2 && q < a.Pd &&
+                                nrot(a, q) == SB && q + 2 * G >= a.Pall;
             double *T0 = tiles + (ktile % NBUF) * TILE;
             double *T1 = tiles + ((ktile + 1) % NBUF) * TILE;
             const int bd = kind == 1 ? b : b + 1; /* the generation (kinds 1 and 2) */
