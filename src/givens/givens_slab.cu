@@ -97,7 +97,8 @@ struct Args {
                          * NULL (no speculation: every publication final) */
     int spec;           /* the serial path publishes before its check (FTLA_H2T_SPEC=0: after) */
     long long *prof;
-    int tlogc;
+    int tlogc;          /* FTLA_H2T_TLOGC (with the profile): the task log's stamps 4-6 from the
+                         * compute side (H2TS_TLOG) */
 };
 
 inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -1208,6 +1209,8 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                         const bool allf = __all_sync(full, f0 && f1);
                         __syncwarp();
                         const bool good = allf && check_f(a, bd, grec, gF, cr);
+                        /* (finiteness is in the check's verdict; [67] is warp 1's slot of the
+                         * per-warp verdicts, kept set) */
                         if (lane == 0) gF[SB] = good ? 1.0 : 0.0, gF[SB + 3] = 1.0;
                     }
                     H2TS_BAR_SYNC(1, NCT); /* the carries and the verdicts */
