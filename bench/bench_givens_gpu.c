@@ -92,7 +92,7 @@ static int bench_lasr(const ft_backend_t *be, ft_queue_t *q, int64_t m, const in
 
 int main(int argc, char **argv)
 {
-    int N[BENCH_MAX_SIZES], nN = 0, runs = 7, LN[BENCH_MAX_SIZES], nL = 0, lm = 16384;
+    int N[BENCH_MAX_SIZES], nN = 0, runs = 7, LN[BENCH_MAX_SIZES], nL = 0, lm = 16384, slab_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-N") && i + 1 < argc) bench_parse_list(argv[++i], "-N", N, &nN, 1, 65536);
         else if (!strcmp(argv[i], "--lasr") && i + 1 < argc)
@@ -101,7 +101,9 @@ int main(int argc, char **argv)
             lm = bench_parse_int(argv[++i], "--lasr-m", 2, 1 << 20);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
             runs = bench_parse_int(argv[++i], "--runs", 1, 1000);
-        else bench_die("usage: bench_givens_gpu [-N n,n,...] [--runs r] [--lasr n,n,... [--lasr-m m]]");
+        else if (!strcmp(argv[i], "--slab-only")) slab_only = 1;
+        else bench_die("usage: bench_givens_gpu [-N n,n,...] [--runs r] [--slab-only] "
+                       "[--lasr n,n,... [--lasr-m m]]");
     }
     if (nN == 0) bench_parse_list("8192,16384", "-N", N, &nN, 1, 65536);
     if (!ft_cuda_available()) {
@@ -117,7 +119,10 @@ int main(int argc, char **argv)
     if (nL > 0) return bench_lasr(be, q, lm, LN, nL, runs);
     const givens_kernels_t *K[4] = {givens_kernels_cuda_plain(), givens_kernels_cuda_steps(),
                                     givens_kernels_cuda_persistent(), givens_kernels_cuda_slab()};
-    enum { NK = 4 };
+    /* --slab-only: the slab pipeline's h2t alone (quick comparisons of its settings, run by
+     * run; the ratio and maxdiff columns are then against itself) */
+    const int NK = slab_only ? 1 : 4;
+    if (slab_only) K[0] = K[3];
     printf("# GB/s = bytes of one read and one write of the upper triangle (16 n(n+1)/2) / median;"
            " copy = device-to-device copy of an n x n matrix in the same run (the HBM reference)\n");
     printf("# task n method runs median_s min_s max_s GB/s pct_of_copy ratio_plain_over_this "
@@ -156,9 +161,9 @@ int main(int argc, char **argv)
         const double copy_gbs = 16.0 * (double)n * (double)n / sc.med / 1e9;
         printf("copy %lld d2d %d %.6f %.6f %.6f %.1f 100.0 - -\n", (long long)n, runs, sc.med,
                sc.min, sc.max, copy_gbs);
-        double *out[NK];
-        for (int task = 0; task < 2; task++) {
-            double t[NK][1024];
+        double *out[4];
+        for (int task = slab_only; task < 2; task++) {
+            double t[4][1024];
             for (int r = -1; r < runs; r++)
                 for (int k = 0; k < NK; k++) {
                     be->copy_matrix(q, n, n, task ? dH : dR0, ld, dR, ld);
@@ -177,7 +182,7 @@ int main(int argc, char **argv)
                 }
             const double mx = bench_absmax(out[0], nn);
             const double bytes = 16.0 * (double)n * (double)(n + 1) / 2;
-            bench_stats_t s[NK];
+            bench_stats_t s[4];
             for (int k = 0; k < NK; k++) s[k] = bench_stats(t[k], runs);
             for (int k = 0; k < NK; k++) {
                 double diff = 0;

@@ -19,10 +19,10 @@
  *     W_(p+1) = -g_p W_p + F_p H(p+1, :),   tau_(p+1) = F_p^2 + g_p^2 tau_p,
  *     c_p = |F_p| / sqrt(tau_(p+1)),  s_p = sgn(f_p) g_p sqrt(tau_p / tau_(p+1)),
  * is linear in the carry, and its matrix depends only on the block's own rows, which no
- * earlier block touches. h2t_minv forms it for every full block before the pipeline (scaled by
+ * earlier block touches. h2t_prep forms it for every full block before the pipeline (scaled by
  * powers of two chosen from the block's data); the owner of slab b then forms F = M carry, tau
  * by a scan, and c, s, while warp 1 checks F against the chain's system (a product with its
- * matrix L, also formed by h2t_minv). A block whose tau leaves [2^-600, 2^600] (or is not
+ * matrix L, also formed by h2t_prep). A block whose tau leaves [2^-600, 2^600] (or is not
  * finite) or whose check fails, and a partial last block, run the chain itself: one lane per
  * column of the slab's diagonal tile (two columns a lane), F_(p+1) shuffled from its column's lane, W and tau rescaled by a power
  * of two every four steps; where that too leaves the range (extreme scales, f = g = 0,
@@ -31,7 +31,7 @@
  *
  * The serial path (docs/givens.md "Session 15"): the owner of slab b + 1 takes its carry after
  * block b as a product (carry_product: the application unrolled, coefficients kappa from the
- * rotations) instead of applying the 64 rotations, and with B_b = M_(b+1) T(b, b+1)^T (h2t_bprod,
+ * rotations) instead of applying the 64 rotations, and with B_b = M_(b+1) T(b, b+1)^T (h2t_prep,
  * before the pipeline) F' of block b + 1 too, M w_0 having been formed before block b arrived;
  * the tile's finished rows follow after block b + 1 is published. FTLA_H2T_CARRY=apply: the
  * application on the path (session 14); FTLA_H2T_BPROD=0: the carry product without B.
@@ -65,8 +65,11 @@ namespace {
 namespace h2ts {
 
 constexpr int SB = 64;              /* rotations per block = columns per slab */
-constexpr int NT = 256;             /* 8 warps: 0-1 compute, 2-7 memory */
+#ifndef H2TS_NMW
+#define H2TS_NMW 6
+#endif
 constexpr int NCT = 64;             /* compute threads */
+constexpr int NT = NCT + 32 * H2TS_NMW; /* 8 warps: 0-1 compute, 2-7 memory */
 constexpr int LDT = SB + 2;         /* tile column stride: 528 bytes, 16-byte aligned columns
                                      * (bulk copies; 16-byte accesses conflict-free) */
 constexpr int NBUF = 4;             /* tiles in flight (5 until session 15: the fifth buffer's room
@@ -74,9 +77,9 @@ constexpr int NBUF = 4;             /* tiles in flight (5 until session 15: the 
 static_assert(NBUF >= 4, "the urgent tile, one more tile and the generation's two must fit the ring");
 constexpr int MAXS = 16;            /* slabs a block may own */
 constexpr size_t TILE = (size_t)SB * LDT;
-constexpr int REC = SB * SB + 2 * SB; /* a block's generation record (h2t_minv): M and L packed
+constexpr int REC = SB * SB + 2 * SB; /* a block's generation record (h2t_prep): M and L packed
                                       * in one 64 x 64 array, 1 / rho, d */
-constexpr int BREC = SB * SB;       /* B_b = M_(b+1) T(b, b+1)^T (h2t_bprod) */
+constexpr int BREC = SB * SB;       /* B_b = M_(b+1) T(b, b+1)^T (h2t_prep) */
 constexpr int KAPN = 2 * (SB + 2);  /* a compute warp's coefficients of the carry product (twice) */
 constexpr size_t SMEM_DBL = NBUF * TILE + MAXS * SB + 6 * SB + REC + BREC + SB + 6 + 2 * KAPN +
                             2 * NBUF + 1; /* + two mbarriers a buffer, one for the records */
@@ -88,8 +91,8 @@ struct Args {
     double *R, *sub, *c, *s;
     int bulk; /* R 16-byte aligned and ldr even: full tiles move whole columns */
     int bulkm; /* bit 0: those loads by bulk copies (else 16-byte cp.async), bit 1: the stores */
-    const double *minv; /* per full block, its generation as a matrix (h2t_minv), or NULL */
-    const double *bmat; /* per block b whose successor has a record, B_b (h2t_bprod), or NULL */
+    const double *minv; /* per full block, its generation as a matrix (h2t_prep), or NULL */
+    const double *bmat; /* per block b whose successor has a record, B_b (h2t_prep), or NULL */
     double ctol;        /* the check's tolerance (512 u; FTLA_H2T_GEN=matrix-strict: 0, tests) */
     int pcarry;         /* the next slab's carry by a product, its rows after the generation
                          * (FTLA_H2T_CARRY=apply: by the application, before it) */
@@ -258,18 +261,21 @@ __device__ __forceinline__ int nrot(const Args &a, int b)
  * slab b and apply it to the diagonal tile; 2: both for slab b + 1 (apply block b, then
  * generate and apply block b + 1) — the serial path. A task uses one tile (kind 2: two). */
 struct Seq {
-    int b, st, q;
+    int b, st, q, qi; /* qi: q's index among the block's slabs (q = me + qi G) */
+    int o, oi;        /* the first owned slab >= b + 1 and its index (no division a task) */
 };
-__device__ __forceinline__ int next_owned(int x, int me, int G) { return x + ((me - x) % G + G) % G; }
-
-__device__ bool seq_next(const Args &a, int me, Seq &s, int &b, int &q, int &kind)
+/* the next task: (b, q, kind) and qs, the index of q's slab among the block's (its carry's row;
+ * for kinds 1 and 2 the generated block's slab too) */
+__device__ bool seq_next(const Args &a, int me, Seq &s, int &b, int &q, int &kind, int &qs)
 {
     const int G = a.G;
     for (;;) {
         if (s.b < 0) {
             s.b = 0, s.st = 0;
+            s.o = me, s.oi = 0;
+            if (s.o < 1) s.o += G, s.oi++;
             if (me == 0 && a.Pd > 0) {
-                b = 0, q = 0, kind = 1;
+                b = 0, q = 0, kind = 1, qs = 0;
                 return true;
             }
             continue;
@@ -278,18 +284,20 @@ __device__ bool seq_next(const Args &a, int me, Seq &s, int &b, int &q, int &kin
         if (s.st == 0) {
             s.st = 1;
             const int q1 = s.b + 1;
-            s.q = next_owned(q1 + 1, me, G);
-            if (q1 < a.Pall && q1 % G == me) {
-                b = s.b, q = q1, kind = q1 < a.Pd ? 2 : 0;
+            const bool own = q1 == s.o; /* the first owned slab after q1: s.q */
+            s.q = own ? s.o + G : s.o, s.qi = own ? s.oi + 1 : s.oi;
+            if (own && q1 < a.Pall) {
+                b = s.b, q = q1, kind = q1 < a.Pd ? 2 : 0, qs = s.oi;
                 return true;
             }
         }
         if (s.q < a.Pall) {
-            b = s.b, q = s.q, kind = 0;
-            s.q += G;
+            b = s.b, q = s.q, kind = 0, qs = s.qi;
+            s.q += G, s.qi++;
             return true;
         }
         s.b++, s.st = 0;
+        if (s.o < s.b + 1) s.o += G, s.oi++;
     }
 }
 
@@ -305,8 +313,8 @@ __device__ bool tile_next(const Args &a, int me, TileSeq &t, int &b, int &q)
         b = q = t.pb;
         return true;
     }
-    int kind;
-    if (!seq_next(a, me, t.s, b, q, kind)) return false;
+    int kind, qs;
+    if (!seq_next(a, me, t.s, b, q, kind, qs)) return false;
     if (kind == 2) {
         t.pend = 1;
         t.pb = b + 1;
@@ -550,13 +558,13 @@ __device__ __forceinline__ double carry_product(const double *col, const double 
     __syncwarp(); /* kap is read by every lane before the next use rewrites it */
     return y;
 }
-/* kind 2 with B (h2t_bprod): by linearity, F' = M carry = delta (M w_0) + B kappa with
+/* kind 2 with B (h2t_prep): by linearity, F' = M carry = delta (M w_0) + B kappa with
  * B = M T^T, T the tile (b, b + 1)'s original rows; thread t: F'_t from v = (M w_0)_t (formed
  * before the rotations arrived) and its column's carry (for the check and the tile's
  * application), in one pass over the coefficients (each warp forms them itself, kappa_scan: the
  * generator publishing them beside c and s was slower, docs/givens.md "Session 15").
  * Bs[(p >> 1) 128 + 2 t + (p & 1)] = B(t, p). */
-/* (B kappa)_t, thread t (Bs as h2t_bprod writes it; ka: kappa_p at ka[p]) */
+/* (B kappa)_t, thread t (Bs as h2t_prep writes it; ka: kappa_p at ka[p]) */
 __device__ __forceinline__ double b_dot(const double *Bs, const double *ka)
 {
     const int t = threadIdx.x;
@@ -743,7 +751,7 @@ __device__ void generate(const Args &a, int bd, const double *T, const double *c
  * F'_p = F_p / (rho_0 ... rho_(p-1)), W' the working row in the same scale,
  *     F'_p = W'_p[p],   W'_(p+1) = (-g_p W'_p + F'_p H(p+1, :)) / rho_p,
  * so F' = M carry with M (64 x 64, lower triangular) a function of the block's own rows
- * 64 b + 1 .. 64 b + 64 and subdiagonal, which no earlier block touches. h2t_minv forms M for
+ * 64 b + 1 .. 64 b + 64 and subdiagonal, which no earlier block touches. h2t_prep forms M for
  * every full block before the pipeline starts (one thread block per rotation block: the chain
  * run on the 64 unit vectors at once); the pipeline's serial path then holds a 64 x 64
  * product and a scan of tau instead of the 64-step chain. rho_p is the power of two at or above
@@ -756,7 +764,7 @@ __device__ void generate(const Args &a, int bd, const double *T, const double *c
  *     F'_j = d_j carry_j + sum_(k < j) L(j, k) F'_k,
  *     d_j = prod_(l < j) (-g_l / rho_l),  L(j, k) = H(k+1, j) / rho_k  prod_(k < l < j) (-g_l / rho_l),
  * (the chain's recurrence unrolled: each coefficient a single product, so |L| |F'| + |d| |carry|
- * is exactly the chain's running sum of its terms in absolute values). h2t_minv forms L and d
+ * is exactly the chain's running sum of its terms in absolute values). h2t_prep forms L and d
  * beside M, and the pipeline checks the residual by a product (warp 1, ~0.8 us beside warp 0's
  * scan and c, s) instead of running the recurrence (2.6 us: docs/givens.md "Session 14").
  *
@@ -766,25 +774,84 @@ __device__ void generate(const Args &a, int bd, const double *T, const double *c
  *                                               in consecutive words, for conflict-free reads);
  * rec[4096 + p] = 1 / rho_p, rec[4160 + j] = d_j */
 __device__ __forceinline__ int lpos(int j, int k) { return (SB - 1 - k) * SB + (j - k - 1); }
-__global__ void __launch_bounds__(256) h2t_minv(Args a, double *ws)
+
+/* Everything the pipeline needs before it starts, in one launch (one thread block a rotation
+ * block j): c and s of block j set to the sentinel, flag[j] = 0, and, for a full block, its
+ * record and B_(j-1) = M_j T(j-1, j)^T (B needs only block j's own M).
+ *
+ * M by warps: each warp runs the chain for 8 of the 64 right-hand sides (unit vectors e_k, the
+ * columns of M), a lane two columns (t = l, l + 32), F'_p taken from its column's lane by a
+ * shuffle — no barrier a step. Right-hand side k starts at step k as d_k e_k (before it, F' = 0
+ * and the chain only scales it by the products d_k is), so a warp works only on the sides
+ * already started; warp w holds k = w, 15 - w, 16 + w, 31 - w, ..., 63 - w, equal work. The
+ * scale is folded in (h rho_p^-1 and -g_p rho_p^-1, powers of two: the same values as the
+ * chain's (F h - g W) / rho_p wherever nothing leaves the range; the check guards the rest). */
+constexpr int PLH = SB + 1;
+/* steps p0 .. p1 - 1 of the chain for the first S sides of a warp (those started); selects, no
+ * branches, so that the S sides' shuffles and FMAs interleave */
+template <int S>
+__device__ __forceinline__ void mchain(double (&W)[8][2], int p0, int p1, const double *Hs,
+                                       const double *gs, const double *irs, int l)
 {
-    const int b = blockIdx.x;
-    if (nrot(a, b) != SB) return;
-    constexpr int LH = SB + 1;
-    __shared__ double Hs[SB * LH];  /* Hs[LH p + t] = H(64 b + p + 1, 64 b + t), 0 below */
-    __shared__ double gs[SB], irs[SB], Fp[2][SB];
-    const int tid = threadIdx.x, t = tid & 63, kq = tid >> 6;
-    const int64_t r0 = (int64_t)b * SB;
-    for (int e = tid; e < SB * SB; e += 256) {
-        const int p = e & 63, tt = e >> 6; /* lanes along the rows of a column */
-        const int64_t row = r0 + p + 1, col = r0 + tt;
-        Hs[p * LH + tt] = row <= col ? a.R[row + col * a.ldr] : 0.0;
+    for (int p = p0; p < p1; p++) {
+        const double ir = irs[p], gq = -gs[p] * ir;
+        const double h0 = Hs[p * PLH + l] * ir, h1 = Hs[p * PLH + l + 32] * ir;
+        const bool a0 = l > p, a1 = l + 32 > p, hi = p >= 32;
+#pragma unroll
+        for (int u = 0; u < S; u++) {
+            const double F = __shfl_sync(0xffffffffu, hi ? W[u][1] : W[u][0], p & 31);
+            const double n0 = fma(F, h0, gq * W[u][0]), n1 = fma(F, h1, gq * W[u][1]);
+            W[u][0] = a0 ? n0 : W[u][0];
+            W[u][1] = a1 ? n1 : W[u][1];
+        }
     }
-    if (tid < SB) gs[tid] = a.sub[r0 + tid];
-    __syncthreads();
-    if (tid < SB) {
-        const double d = tid > 0 ? Hs[(tid - 1) * LH + tid] : Hs[1];
-        const double mx = fmax(fabs(gs[tid]), fabs(d));
+}
+constexpr size_t PREP_SMEM = 2 * SB * PLH * sizeof(double);
+__global__ void __launch_bounds__(256) h2t_prep(Args a, double *rec_out, double *b_out)
+{
+    const int j = blockIdx.x, tid = threadIdx.x;
+    const int nr = nrot(a, j);
+    const int64_t r0 = (int64_t)j * SB;
+    if (tid < nr) {
+        ((long long *)a.c)[r0 + tid] = SENT;
+        ((long long *)a.s)[r0 + tid] = SENT;
+    }
+    if (tid == 0 && a.flag) a.flag[j] = 0;
+    if (!rec_out || nr != SB) return;
+    extern __shared__ double psm[];
+    double *Hs = psm;            /* Hs[PLH p + t] = H(64 j + p + 1, 64 j + t), 0 below; then M */
+    double *Ts = psm + SB * PLH; /* Ts[PLH p + k] = T(p, k) = H(64 (j - 1) + p + 1, 64 j + k) */
+    __shared__ double gs[SB], irs[SB], ds[SB];
+    const bool wb = b_out && j >= 1;
+    long long *pt = a.prof && j == a.Pd / 2 && tid == 0 ? a.prof + 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1
+                                                         : NULL;
+    if (pt) pt[0] = gtime();
+    {
+        /* every load in flight at once: 32 a thread (a loop of load-then-store waits for each) */
+        const int p = tid & 63;
+        const int64_t row = r0 + p + 1;
+        double hv[16], tv[16];
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            const int64_t col = r0 + (tid >> 6) + 4 * i; /* lanes along the rows of a column */
+            hv[i] = row <= col ? a.R[row + col * a.ldr] : 0.0;
+            tv[i] = wb && col < a.n ? a.R[(row - SB) + col * a.ldr] : 0.0;
+        }
+        double g = 0.0, d = 0.0;
+        if (tid < SB) {
+            const int64_t dd = r0 + (tid > 0 ? tid : 1); /* H(p, p); for p = 0 the next one
+                                                           * (H(0, 0) is the carry's) */
+            g = a.sub[r0 + tid];
+            d = a.R[dd + dd * a.ldr];
+        }
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+            const int tt = (tid >> 6) + 4 * i;
+            Hs[p * PLH + tt] = hv[i];
+            if (wb) Ts[p * PLH + tt] = tv[i];
+        }
+        if (tid < SB) gs[tid] = g;
+        const double mx = fmax(fabs(g), fabs(d));
         double ir = 1.0;
         if (mx > 0.0 && mx <= 1.7976931348623157e308) {
             int e;
@@ -792,78 +859,75 @@ __global__ void __launch_bounds__(256) h2t_minv(Args a, double *ws)
             e = e < -1000 ? -1000 : (e > 1022 ? 1022 : e);
             ir = ldexp(1.0, -e);
         }
-        irs[tid] = ir;
+        if (tid < SB) irs[tid] = ir;
     }
-    double W[16];
-#pragma unroll
-    for (int u = 0; u < 16; u++) W[u] = (t == 16 * kq + u) ? 1.0 : 0.0;
     __syncthreads();
-    double *rec = ws + (size_t)b * REC;
-    if (kq == 0) {
+    if (pt) pt[1] = gtime();
+    double *rec = rec_out + (size_t)j * REC;
+    if (tid < SB) {
         /* row t of L and d_t: the products of (-g_l / rho_l) from l = t - 1 down */
+        const int t = tid;
         double pr = 1.0;
         for (int k = t - 1; k >= 0; k--) {
-            rec[lpos(t, k)] = (Hs[k * LH + t] * irs[k]) * pr;
+            rec[lpos(t, k)] = (Hs[k * PLH + t] * irs[k]) * pr;
             pr *= -gs[k] * irs[k];
         }
         rec[SB * SB + SB + t] = pr;
         rec[SB * SB + t] = irs[t];
-    }
-    for (int p = 0; p < SB - 1; p++) {
-        double *F = Fp[p & 1];
-        if (t == p) {
-#pragma unroll
-            for (int u = 0; u < 16; u++) F[16 * kq + u] = W[u];
-        }
-        __syncthreads();
-        if (t > p) {
-            const double g = gs[p], ir = irs[p], h = Hs[p * LH + t];
-#pragma unroll
-            for (int u = 0; u < 16; u++) W[u] = fma(F[16 * kq + u], h, -g * W[u]) * ir;
-        }
-    }
-#pragma unroll
-    for (int u = 0; u < 16; u++)
-        if (t >= 16 * kq + u) rec[(16 * kq + u) * SB + t] = W[u]; /* M(t, k) = 0 for k > t */
-}
-
-/* B_b = M_(b+1) T^T, T(p, k) = H(64 b + p + 1, 64 (b + 1) + k) the original rows of the tile
- * (b, b + 1) (which no block before b touches), for every b whose successor has a record; one
- * thread block a b, B(t, p) at Bg[(p >> 1) 128 + 2 t + (p & 1)] (thread t of the pipeline
- * reads B(t, p), B(t, p + 1) as one 16-byte word). Dynamic shared memory: M and T (2 x 64 x 65). */
-__global__ void __launch_bounds__(256) h2t_bprod(Args a, const double *minv, double *bw)
-{
-    const int b = blockIdx.x;
-    if (b + 1 >= a.Pd || nrot(a, b + 1) != SB) return;
-    extern __shared__ double bsm[];
-    constexpr int LH = SB + 1;
-    double *Ms = bsm, *Ts = bsm + SB * LH; /* Ms[LH t + k] = M(t, k), Ts[LH p + k] = T(p, k) */
-    const int tid = threadIdx.x;
-    const double *rec = minv + (size_t)(b + 1) * REC;
-    for (int e = tid; e < SB * SB; e += 256) {
-        const int t = e & 63, k = e >> 6;
-        Ms[t * LH + k] = k <= t ? rec[k * SB + t] : 0.0; /* M(t, k) at A[k][t] */
-        const int64_t r = (int64_t)b * SB + t + 1, j = (int64_t)(b + 1) * SB + k; /* row p = t */
-        Ts[t * LH + k] = j < a.n ? a.R[r + j * a.ldr] : 0.0; /* r <= 64 (b + 1) <= j */
+        ds[t] = pr;
     }
     __syncthreads();
+    if (pt) pt[2] = gtime();
+    const int w = tid >> 5, l = tid & 31;
+    int ku[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) ku[u] = (u & 1) ? 16 * (u >> 1) + 15 - w : 16 * (u >> 1) + w;
+    double W[8][2];
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+        W[u][0] = l == ku[u] ? ds[ku[u]] : 0.0;
+        W[u][1] = l + 32 == ku[u] ? ds[ku[u]] : 0.0;
+    }
+    /* ku is increasing: from step ku[s - 1] on, the first s sides run */
+    mchain<1>(W, ku[0], ku[1], Hs, gs, irs, l);
+    mchain<2>(W, ku[1], ku[2], Hs, gs, irs, l);
+    mchain<3>(W, ku[2], ku[3], Hs, gs, irs, l);
+    mchain<4>(W, ku[3], ku[4], Hs, gs, irs, l);
+    mchain<5>(W, ku[4], ku[5], Hs, gs, irs, l);
+    mchain<6>(W, ku[5], ku[6], Hs, gs, irs, l);
+    mchain<7>(W, ku[6], ku[7], Hs, gs, irs, l);
+    mchain<8>(W, ku[7], SB - 1, Hs, gs, irs, l);
+    __syncthreads(); /* every warp is done with Hs: it takes M(t, k) (zero for k > t) */
+    if (pt) pt[3] = gtime();
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+#pragma unroll
+        for (int hh = 0; hh < 2; hh++) {
+            const int t = l + 32 * hh, k = ku[u];
+            if (t >= k) rec[k * SB + t] = W[u][hh]; /* M(t, k) at A[k][t] */
+            Hs[t * PLH + k] = t >= k ? W[u][hh] : 0.0;
+        }
+    }
+    if (!wb) return;
+    __syncthreads();
     const int t = tid & 63, pq = tid >> 6;
+    const int kend = t < 32 ? 32 : SB; /* M(t, k) = 0 for k > t: a warp's columns end there */
     double acc[16];
 #pragma unroll
     for (int i = 0; i < 16; i++) acc[i] = 0.0;
-    for (int k = 0; k < SB; k++) {
-        const double m = Ms[t * LH + k];
+    for (int k = 0; k < kend; k++) {
+        const double m = Hs[t * PLH + k];
 #pragma unroll
-        for (int i = 0; i < 16; i++) acc[i] = fma(m, Ts[(16 * pq + i) * LH + k], acc[i]);
+        for (int i = 0; i < 16; i++) acc[i] = fma(m, Ts[(16 * pq + i) * PLH + k], acc[i]);
     }
-    double *out = bw + (size_t)b * BREC;
+    double *out = b_out + (size_t)(j - 1) * BREC;
 #pragma unroll
     for (int i = 0; i < 16; i++) {
         const int p = 16 * pq + i;
         out[(p >> 1) * 2 * SB + 2 * t + (p & 1)] = acc[i];
     }
+    if (pt) pt[4] = gtime();
 }
-constexpr size_t BPROD_SMEM = 2 * SB * (SB + 1) * sizeof(double);
 
 /* thread 0: block b's record into rec and, where the pipeline uses it, B_(b-1) into Bs, by
  * bulk copies completing on mb (one phase a fetch; every compute thread waits for it with
@@ -908,7 +972,7 @@ __device__ __forceinline__ bool check_f(const Args &a, int bd, const double *rec
 {
     const int lane = threadIdx.x & 31;
     const unsigned full = 0xffffffffu;
-    /* the check (h2t_minv's comment): lane l takes rows j0 = l and j1 = l + 32; the
+    /* the check (h2t_prep's comment): lane l takes rows j0 = l and j1 = l + 32; the
      * residual F'_j - d_j carry_j - sum L(j, k) F'_k against 512 u times the same terms in
      * absolute values. Within it, F' solves the chain's system with every coefficient
      * perturbed by no more than ~11x the chain's own bound (gamma_64); else the chain runs.
@@ -998,7 +1062,7 @@ __device__ __forceinline__ bool scan_cs(const Args &a, int bd, const double *T, 
 
 /* both compute warps: F' = M carry (thread t: F'_t into Fs; prod false: the caller has put
  * F' there); then warp 0 the scan and c, s, while warp 1 checks F' against the
- * chain's system (the residual by a product with L, h2t_minv); false (the chain runs) where
+ * chain's system (the residual by a product with L, h2t_prep); false (the chain runs) where
  * tau' leaves the range or the check fails */
 __device__ bool generate_fast(const Args &a, int bd, const double *T, const double *carry,
                               const double *rec, double *Fs, double *cs, double *ss, bool prod)
@@ -1024,7 +1088,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     double *csb = carry + MAXS * SB;                /* [2][64]: c of blocks by parity */
     double *ssb = csb + 2 * SB;                     /* [2][64] */
     double *grec = ssb + 2 * SB;                    /* a block's generation record (REC) */
-    double *gB = grec + REC;                        /* B of the generation (BREC, h2t_bprod) */
+    double *gB = grec + REC;                        /* B of the generation (BREC, h2t_prep) */
     double *gF = gB + BREC;                         /* F' of the generation (64); [64] the
                                                      * check's verdict, [65] a zero, [66 .. 68]
                                                      * the speculative path's verdicts */
@@ -1037,6 +1101,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     const int me = blockIdx.x, G = a.G;
     const bool mem = warp >= 2;
     const int wi = warp - 2, nw = NT / 32 - 2;
+    if (a.prof && me == 0 && tid == 0) a.prof[8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1 + 5] = gtime();
 
     /* carries: row 0 of every owned slab */
     for (int q = me, sl = 0; q < a.Pall; q += G, sl++)
@@ -1056,7 +1121,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     __syncthreads();
 
     TileSeq pf;
-    pf.s.b = -1, pf.s.st = 0, pf.s.q = 0, pf.pend = 0, pf.pb = 0;
+    pf.s.b = -1, pf.s.st = 0, pf.s.q = 0, pf.s.qi = pf.s.o = pf.s.oi = 0, pf.pend = 0, pf.pb = 0;
     int issued = 0;
     bool more = true;
     if (mem) {
@@ -1070,9 +1135,9 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
         }
     }
     Seq sq;
-    sq.b = -1, sq.st = 0, sq.q = 0;
+    sq.b = -1, sq.st = 0, sq.q = 0, sq.qi = sq.o = sq.oi = 0;
     int ktile = 0, k = 0;
-    int b, q, kind;
+    int b, q, kind, qs;
     if (!mem) {
         /* compute warps: per task, the rotations (polled), the tiles (READY), the work, then
          * the tiles handed back to the memory warps (DONE); the memory warps' stores are never
@@ -1099,11 +1164,11 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
          * owner generates block b + 2), done with b's speculative rotations; its DONE waits for
          * b's flag (read in the next generation's task, redone there where it is 2) */
         bool pend = false, pend_app = false; /* pend_app: this thread's column already applied */
-        int pend_ut = 0, pend_b = 0, pend_q = 0;
+        int pend_ut = 0, pend_b = 0, pend_q = 0, pend_qs = 0;
         double pend_x = 0.0; /* the slab's carry before block b */
         const unsigned full = 0xffffffffu;
         const int lane = t & 31;
-        while (seq_next(a, me, sq, b, q, kind)) {
+        while (seq_next(a, me, sq, b, q, kind, qs)) {
             const int ntile = kind == 2 ? 2 : 1;
             if (t == 0) {
                 H2TS_TLOG(k, 0, gtime());
@@ -1140,7 +1205,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 double vM = 0.0;
                 if (useb) {
                     H2TS_FETCH_WAIT();
-                    vM = m_row(grec, carry + (q / G) * SB, gF + SB + 1);
+                    vM = m_row(grec, carry + qs * SB, gF + SB + 1);
                 }
                 if (t == 0 && a.tlogc) H2TS_TLOG(k, 5, gtime());
                 const int hv = (b & 1) ? have1 : have0;
@@ -1169,7 +1234,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                     /* F' of block b + 1 alone on the path (delta M w_0 + B kappa), its rotations
                      * published by warp 0 as soon as they are formed; the carry, the check and
                      * block b's flag after (docs/givens.md "Session 16") */
-                    const int sl = q / G;
+                    const int sl = qs;
                     double *kw = kap + warp * KAPN;
                     xold = carry[sl * SB + t];
                     const double delta = kappa_scan(cb, sb, kw);
@@ -1239,7 +1304,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                                     Tp[t * LDT + i] = j < a.n ? a.R[(int64_t)pb * SB + i + j * a.ldr] : 0.0;
                             }
                             apply_col(Tp + t * LDT, csp, ssp, SB, x);
-                            carry[(pend_q / G) * SB + t] = x;
+                            carry[pend_qs * SB + t] = x;
                             pend_app = true;
                         }
                         if (a.prof && t == 0) /* the redone tasks */
@@ -1255,7 +1320,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 } else {
                     if (kind == 0 || kind == 2) {
                         /* apply block b to slab q */
-                        const int sl = q / G, nr = nrot(a, b);
+                        const int sl = qs, nr = nrot(a, b);
                         double x = carry[sl * SB + t];
                         if (kind == 2 && a.pcarry && nr == SB) {
                             xold = x;
@@ -1285,7 +1350,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                         if (kind == 2 && t == 0) H2TS_STAMP(b, 6);
                     }
                     if (kind == 1 || kind == 2) {
-                        const int sl = bd / G, nr = nrot(a, bd);
+                        const int sl = qs, nr = nrot(a, bd); /* (kinds 1, 2: q = bd) */
                         if (tile_bulk(a, bd, bd) && t + 1 < LDT) Td[t * LDT + t + 1] = Td[t * LDT + SB + 1];
                         if (fast) H2TS_FETCH_WAIT();
                         if (!useb) H2TS_BAR_SYNC(1, NCT); /* the tile, the carry and the record
@@ -1322,7 +1387,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
             }
             if (kind == 1 || kind == 2) {
                 /* after the publication: the tiles' finished rows, the next record */
-                const int sl = bd / G, nr = nrot(a, bd);
+                const int sl = qs, nr = nrot(a, bd); /* (kinds 1, 2: q = bd) */
                 if (bd & 1) have1 = bd, fin1 = true;
                 else have0 = bd, fin0 = true;
                 if (defer) apply_col(T0 + t * LDT, cb, sb, SB, xold);
@@ -1350,7 +1415,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 pend = false;
             }
             if (urgent) {
-                pend = true, pend_ut = ktile, pend_b = b, pend_q = q;
+                pend = true, pend_ut = ktile, pend_b = b, pend_q = q, pend_qs = qs;
             } else {
                 for (int u = 0; u < ntile; u++) { /* done (the previous phase: as in issue_tile) */
                     const int ut = ktile + u;
@@ -1365,7 +1430,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
 #undef H2TS_FETCH
 #undef H2TS_FETCH_WAIT
     } else {
-        while (seq_next(a, me, sq, b, q, kind)) {
+        while (seq_next(a, me, sq, b, q, kind, qs)) {
             const int ntile = kind == 2 ? 2 : 1;
             if (tid == NCT && !a.tlogc) H2TS_TLOG(k, 4, gtime());
             /* fetch ahead into the buffers no task holds (their stores are done: barrier 2, and
@@ -1433,8 +1498,8 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
             FTLA_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, h2t_slab, NT, SMEM));
             usable = per >= 1;
             if (usable)
-                FTLA_CUDA_TRY(cudaFuncSetAttribute(h2t_bprod, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                   (int)BPROD_SMEM));
+                FTLA_CUDA_TRY(cudaFuncSetAttribute(h2t_prep, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                   (int)PREP_SMEM));
         }
         cache[dev].usable = usable, cache[dev].sms = sms;
         __atomic_store_n(&cache[dev].ready, 1, __ATOMIC_RELEASE);
@@ -1459,6 +1524,21 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     a.minv = NULL;
     a.bmat = NULL;
     a.flag = NULL;
+    a.prof = NULL;
+    const char *pe = getenv("FTLA_H2T_PROFILE");
+    a.tlogc = getenv("FTLA_H2T_TLOGC") != NULL;
+    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1 + 8; /* + warp 1's check done,
+                                                                       * the speculative tasks redone,
+                                                                       * h2t_prep's stamps */
+    if (pe) {
+        FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, np * sizeof(long long), st));
+        FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, np * sizeof(long long), st));
+    }
+    cudaEvent_t ev[3] = {NULL, NULL, NULL};
+    if (pe) {
+        for (int i = 0; i < 3; i++) FTLA_CUDA_TRY(cudaEventCreate(&ev[i]));
+        FTLA_CUDA_TRY(cudaEventRecord(ev[0], st));
+    }
     {
         const char *ce = getenv("FTLA_H2T_CARRY");
         a.pcarry = !(ce && strcmp(ce, "apply") == 0);
@@ -1472,7 +1552,7 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
         /* the generation as a checked matrix for every full block (FTLA_H2T_GEN=chain: the chain
          * for all; matrix-strict: a zero tolerance for the check, tests) */
         const int wantm = ns >= SB && !(ge && strcmp(ge, "chain") == 0);
-        /* and B for the serial path's product (h2t_bprod; FTLA_H2T_BPROD=0: without) */
+        /* and B for the serial path's product (h2t_prep; FTLA_H2T_BPROD=0: without) */
         const char *be = getenv("FTLA_H2T_BPROD");
         const int wantb = wantm && !(be && be[0] == '0') && ns / SB >= 2;
         /* the serial path publishes before its check where it runs by B (FTLA_H2T_SPEC=0: after) */
@@ -1485,38 +1565,19 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
         if (nrec + nb + nfl > 0 &&
             ftla_cuda_queue_scratch(q, (nrec + nb + nfl) * sizeof(double), (void **)&ws) == FT_SUCCESS &&
             ws) {
-            /* where the device has no room for them, every block runs the chain unspeculated */
-            Args am = a;
-            if (wantm) {
-                h2t_minv<<<(unsigned)(ns / SB), 256, 0, st>>>(am, ws);
-                FTLA_CUDA_TRY(cudaGetLastError());
-                a.minv = ws;
-            }
-            if (wantb) {
-                h2t_bprod<<<(unsigned)(ns / SB - 1), 256, BPROD_SMEM, st>>>(am, ws, ws + nrec);
-                FTLA_CUDA_TRY(cudaGetLastError());
-                a.bmat = ws + nrec;
-            }
-            if (a.spec) {
-                a.flag = (int *)(ws + nrec + nb);
-                FTLA_CUDA_TRY(cudaMemsetAsync(a.flag, 0, (size_t)a.Pd * sizeof(int), st));
-            }
+            /* (where the device has no room for them, every block runs the chain unspeculated);
+             * h2t_prep forms them, with the flags zero */
+            if (wantm) a.minv = ws;
+            if (wantb) a.bmat = ws + nrec;
+            if (a.spec) a.flag = (int *)(ws + nrec + nb);
         }
         if (!a.flag) a.spec = 0;
     }
-    a.prof = NULL;
-    const char *pe = getenv("FTLA_H2T_PROFILE");
-    a.tlogc = getenv("FTLA_H2T_TLOGC") != NULL;
-    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1; /* + warp 1's check done, the
-                                                                   * speculative tasks redone */
-    if (pe) {
-        FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, np * sizeof(long long), st));
-        FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, np * sizeof(long long), st));
-    }
     /* c and s as the hand-over: the sentinel everywhere (h2ts::SENT), then each rotation as it
      * is generated */
-    FTLA_CUDA_TRY(cudaMemsetAsync(c, 0xff, (size_t)ns * sizeof(double), st));
-    FTLA_CUDA_TRY(cudaMemsetAsync(s, 0xff, (size_t)ns * sizeof(double), st));
+    h2t_prep<<<(unsigned)a.Pd, 256, a.minv ? PREP_SMEM : 0, st>>>(a, (double *)a.minv, (double *)a.bmat);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    if (pe) FTLA_CUDA_TRY(cudaEventRecord(ev[1], st));
     void *args[] = {&a};
     FTLA_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)h2t_slab, dim3((unsigned)a.G), dim3(NT),
                                               args, SMEM, st));
@@ -1527,8 +1588,26 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
             return FT_ERR_ALLOC;
         }
         FTLA_CUDA_TRY(cudaMemcpyAsync(h, a.prof, np * sizeof(long long), cudaMemcpyDeviceToHost, st));
+        FTLA_CUDA_TRY(cudaEventRecord(ev[2], st));
         FTLA_CUDA_TRY(cudaStreamSynchronize(st));
         FTLA_CUDA_TRY(cudaFreeAsync(a.prof, st));
+        {
+            float t1 = 0, t2 = 0;
+            FTLA_CUDA_TRY(cudaEventElapsedTime(&t1, ev[0], ev[1]));
+            FTLA_CUDA_TRY(cudaEventElapsedTime(&t2, ev[1], ev[2]));
+            fprintf(stderr, "h2ts-profile prep %.1f us, pipeline %.1f us (events)\n", t1 * 1e3,
+                    t2 * 1e3);
+            const long long *pt = h + np - 8;
+            if (pt[0])
+                fprintf(stderr, "h2ts-profile prep block %d: loads %.2f L,d %.2f M %.2f B %.2f us; "
+                        "prep start to block 0's generation %.1f us\n", a.Pd / 2,
+                        (pt[1] - pt[0]) * 1e-3, (pt[2] - pt[1]) * 1e-3, (pt[3] - pt[2]) * 1e-3,
+                        (pt[4] - pt[3]) * 1e-3, (h[0] - pt[0]) * 1e-3);
+            if (pt[0] && pt[5])
+                fprintf(stderr, "h2ts-profile pipeline block 0 entered %.1f us after prep block %d's start\n",
+                        (pt[5] - pt[0]) * 1e-3, a.Pd / 2);
+            for (int i = 0; i < 3; i++) cudaEventDestroy(ev[i]);
+        }
         /* means over the blocks 1 .. Pd - 2 (ns): chain, c/s, publish (stores), hand-over
          * (thread 0 of the next slab's owner has its c and s), the others', application, and the
          * step (publish to publish) */
