@@ -462,6 +462,32 @@ __device__ __forceinline__ void apply_col(double *col, const double *cs, const d
                                           int lim, double &x)
 {
     int i = 0;
+    for (; i + 16 <= lim; i += 16) {
+        /* sixteen rotations a round: the loads of a round's second half go out with its first
+         * (one shared-memory latency per 16 rotations instead of 8: the kind-0 task's
+         * application 1.12 us against 1.25 at 8192, docs/givens.md "Session 17") */
+        double y[18], c[16], s[16];
+#pragma unroll
+        for (int k = 0; k < 9; k++) {
+            const double2 v = *(const double2 *)(col + i + 2 * k);
+            y[2 * k] = v.x, y[2 * k + 1] = v.y;
+        }
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            const double2 cv = *(const double2 *)(cs + i + 2 * k);
+            const double2 sv = *(const double2 *)(ss + i + 2 * k);
+            c[2 * k] = cv.x, c[2 * k + 1] = cv.y, s[2 * k] = sv.x, s[2 * k + 1] = sv.y;
+        }
+        double o[16];
+#pragma unroll
+        for (int k = 0; k < 16; k++) {
+            const double cy = c[k] * y[k + 1], sy = s[k] * y[k + 1];
+            o[k] = fma(c[k], x, sy);
+            x = fma(-s[k], x, cy);
+        }
+#pragma unroll
+        for (int k = 0; k < 8; k++) *(double2 *)(col + i + 2 * k) = make_double2(o[2 * k], o[2 * k + 1]);
+    }
     for (; i + 8 <= lim; i += 8) {
         /* rows i .. i + 9 in five 16-byte loads (col + i is 16-byte aligned) */
         double y[10], c[8], s[8];
@@ -788,23 +814,35 @@ __device__ __forceinline__ int lpos(int j, int k) { return (SB - 1 - k) * SB + (
  * chain's (F h - g W) / rho_p wherever nothing leaves the range; the check guards the rest). */
 constexpr int PLH = SB + 1;
 /* steps p0 .. p1 - 1 of the chain for the first S sides of a warp (those started); selects, no
- * branches, so that the S sides' shuffles and FMAs interleave */
-template <int S>
+ * branches, so that the S sides' shuffles and FMAs interleave. LO: steps p < 32 (both halves of
+ * the columns still move); from step 32 on only columns 32 .. 63 do */
+template <int S, bool LO>
 __device__ __forceinline__ void mchain(double (&W)[8][2], int p0, int p1, const double *Hs,
                                        const double *gs, const double *irs, int l)
 {
     for (int p = p0; p < p1; p++) {
         const double ir = irs[p], gq = -gs[p] * ir;
-        const double h0 = Hs[p * PLH + l] * ir, h1 = Hs[p * PLH + l + 32] * ir;
-        const bool a0 = l > p, a1 = l + 32 > p, hi = p >= 32;
+        const double h1 = Hs[p * PLH + l + 32] * ir;
+        const double h0 = LO ? Hs[p * PLH + l] * ir : 0.0;
+        const bool a0 = l > p, a1 = l + 32 > p;
 #pragma unroll
         for (int u = 0; u < S; u++) {
-            const double F = __shfl_sync(0xffffffffu, hi ? W[u][1] : W[u][0], p & 31);
-            const double n0 = fma(F, h0, gq * W[u][0]), n1 = fma(F, h1, gq * W[u][1]);
-            W[u][0] = a0 ? n0 : W[u][0];
+            const double F = __shfl_sync(0xffffffffu, LO ? W[u][0] : W[u][1], p & 31);
+            if (LO) {
+                const double n0 = fma(F, h0, gq * W[u][0]);
+                W[u][0] = a0 ? n0 : W[u][0];
+            }
+            const double n1 = fma(F, h1, gq * W[u][1]);
             W[u][1] = a1 ? n1 : W[u][1];
         }
     }
+}
+template <int S>
+__device__ __forceinline__ void mchain2(double (&W)[8][2], int p0, int p1, const double *Hs,
+                                        const double *gs, const double *irs, int l)
+{
+    mchain<S, true>(W, p0, p1 < 32 ? p1 : 32, Hs, gs, irs, l);
+    mchain<S, false>(W, p0 > 32 ? p0 : 32, p1, Hs, gs, irs, l);
 }
 constexpr size_t PREP_SMEM = 2 * SB * PLH * sizeof(double);
 __global__ void __launch_bounds__(256) h2t_prep(Args a, double *rec_out, double *b_out)
@@ -889,14 +927,14 @@ __global__ void __launch_bounds__(256) h2t_prep(Args a, double *rec_out, double 
         W[u][1] = l + 32 == ku[u] ? ds[ku[u]] : 0.0;
     }
     /* ku is increasing: from step ku[s - 1] on, the first s sides run */
-    mchain<1>(W, ku[0], ku[1], Hs, gs, irs, l);
-    mchain<2>(W, ku[1], ku[2], Hs, gs, irs, l);
-    mchain<3>(W, ku[2], ku[3], Hs, gs, irs, l);
-    mchain<4>(W, ku[3], ku[4], Hs, gs, irs, l);
-    mchain<5>(W, ku[4], ku[5], Hs, gs, irs, l);
-    mchain<6>(W, ku[5], ku[6], Hs, gs, irs, l);
-    mchain<7>(W, ku[6], ku[7], Hs, gs, irs, l);
-    mchain<8>(W, ku[7], SB - 1, Hs, gs, irs, l);
+    mchain2<1>(W, ku[0], ku[1], Hs, gs, irs, l);
+    mchain2<2>(W, ku[1], ku[2], Hs, gs, irs, l);
+    mchain2<3>(W, ku[2], ku[3], Hs, gs, irs, l);
+    mchain2<4>(W, ku[3], ku[4], Hs, gs, irs, l);
+    mchain2<5>(W, ku[4], ku[5], Hs, gs, irs, l);
+    mchain2<6>(W, ku[5], ku[6], Hs, gs, irs, l);
+    mchain2<7>(W, ku[6], ku[7], Hs, gs, irs, l);
+    mchain2<8>(W, ku[7], SB - 1, Hs, gs, irs, l);
     __syncthreads(); /* every warp is done with Hs: it takes M(t, k) (zero for k > t) */
     if (pt) pt[3] = gtime();
 #pragma unroll
