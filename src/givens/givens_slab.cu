@@ -458,60 +458,43 @@ __device__ void issue_tile(const Args &a, double *buf, int b, int q, unsigned lo
 
 /* dlasr's arithmetic on one column (thread t < 64): steps i < lim of block b, carry x in and
  * out; row i of the tile takes the finished value, row i + 1 is read */
+/* R rotations of apply_col from row i: rows i .. i + R + 1 in R / 2 + 1 16-byte loads (col + i is
+ * 16-byte aligned), the rotations likewise, all issued before the round's dependent chain */
+template <int R>
+__device__ __forceinline__ void apply_round(double *col, const double *cs, const double *ss, int i,
+                                            double &x)
+{
+    double y[R + 2], c[R], s[R];
+#pragma unroll
+    for (int k = 0; k < R / 2 + 1; k++) {
+        const double2 v = *(const double2 *)(col + i + 2 * k);
+        y[2 * k] = v.x, y[2 * k + 1] = v.y;
+    }
+#pragma unroll
+    for (int k = 0; k < R / 2; k++) {
+        const double2 cv = *(const double2 *)(cs + i + 2 * k);
+        const double2 sv = *(const double2 *)(ss + i + 2 * k);
+        c[2 * k] = cv.x, c[2 * k + 1] = cv.y, s[2 * k] = sv.x, s[2 * k + 1] = sv.y;
+    }
+    double o[R];
+#pragma unroll
+    for (int k = 0; k < R; k++) {
+        const double cy = c[k] * y[k + 1], sy = s[k] * y[k + 1];
+        o[k] = fma(c[k], x, sy);
+        x = fma(-s[k], x, cy);
+    }
+#pragma unroll
+    for (int k = 0; k < R / 2; k++) *(double2 *)(col + i + 2 * k) = make_double2(o[2 * k], o[2 * k + 1]);
+}
 __device__ __forceinline__ void apply_col(double *col, const double *cs, const double *ss,
                                           int lim, double &x)
 {
+    /* sixteen rotations a round, then eight: one shared-memory latency per round (sixteen
+     * against eight: the kind-0 task's application 1.12 us against 1.25 at 8192,
+     * docs/givens.md "Session 17") */
     int i = 0;
-    for (; i + 16 <= lim; i += 16) {
-        /* sixteen rotations a round: the loads of a round's second half go out with its first
-         * (one shared-memory latency per 16 rotations instead of 8: the kind-0 task's
-         * application 1.12 us against 1.25 at 8192, docs/givens.md "Session 17") */
-        double y[18], c[16], s[16];
-#pragma unroll
-        for (int k = 0; k < 9; k++) {
-            const double2 v = *(const double2 *)(col + i + 2 * k);
-            y[2 * k] = v.x, y[2 * k + 1] = v.y;
-        }
-#pragma unroll
-        for (int k = 0; k < 8; k++) {
-            const double2 cv = *(const double2 *)(cs + i + 2 * k);
-            const double2 sv = *(const double2 *)(ss + i + 2 * k);
-            c[2 * k] = cv.x, c[2 * k + 1] = cv.y, s[2 * k] = sv.x, s[2 * k + 1] = sv.y;
-        }
-        double o[16];
-#pragma unroll
-        for (int k = 0; k < 16; k++) {
-            const double cy = c[k] * y[k + 1], sy = s[k] * y[k + 1];
-            o[k] = fma(c[k], x, sy);
-            x = fma(-s[k], x, cy);
-        }
-#pragma unroll
-        for (int k = 0; k < 8; k++) *(double2 *)(col + i + 2 * k) = make_double2(o[2 * k], o[2 * k + 1]);
-    }
-    for (; i + 8 <= lim; i += 8) {
-        /* rows i .. i + 9 in five 16-byte loads (col + i is 16-byte aligned) */
-        double y[10], c[8], s[8];
-#pragma unroll
-        for (int k = 0; k < 5; k++) {
-            const double2 v = *(const double2 *)(col + i + 2 * k);
-            y[2 * k] = v.x, y[2 * k + 1] = v.y;
-        }
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-            const double2 cv = *(const double2 *)(cs + i + 2 * k);
-            const double2 sv = *(const double2 *)(ss + i + 2 * k);
-            c[2 * k] = cv.x, c[2 * k + 1] = cv.y, s[2 * k] = sv.x, s[2 * k + 1] = sv.y;
-        }
-        double o[8];
-#pragma unroll
-        for (int k = 0; k < 8; k++) {
-            const double cy = c[k] * y[k + 1], sy = s[k] * y[k + 1];
-            o[k] = fma(c[k], x, sy);
-            x = fma(-s[k], x, cy);
-        }
-#pragma unroll
-        for (int k = 0; k < 4; k++) *(double2 *)(col + i + 2 * k) = make_double2(o[2 * k], o[2 * k + 1]);
-    }
+    for (; i + 16 <= lim; i += 16) apply_round<16>(col, cs, ss, i, x);
+    for (; i + 8 <= lim; i += 8) apply_round<8>(col, cs, ss, i, x);
     for (; i < lim; i++) {
         const double c = cs[i], s = ss[i], y = col[i + 1];
         const double cy = c * y, sy = s * y;
