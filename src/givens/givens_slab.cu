@@ -65,11 +65,9 @@ namespace {
 namespace h2ts {
 
 constexpr int SB = 64;              /* rotations per block = columns per slab */
-#ifndef H2TS_NMW
-#define H2TS_NMW 6
-#endif
+constexpr int NT = 256;             /* 8 warps: 0-1 compute, 2-7 memory (two memory warps:
+                                     * tiles 2 us late, docs/givens.md "Session 17") */
 constexpr int NCT = 64;             /* compute threads */
-constexpr int NT = NCT + 32 * H2TS_NMW; /* 8 warps: 0-1 compute, 2-7 memory */
 constexpr int LDT = SB + 2;         /* tile column stride: 528 bytes, 16-byte aligned columns
                                      * (bulk copies; 16-byte accesses conflict-free) */
 constexpr int NBUF = 4;             /* tiles in flight (5 until session 15: the fifth buffer's room
@@ -1603,13 +1601,14 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     FTLA_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)h2t_slab, dim3((unsigned)a.G), dim3(NT),
                                               args, SMEM, st));
     if (a.prof) {
+        FTLA_CUDA_TRY(cudaEventRecord(ev[2], st));
         long long *h = (long long *)malloc(np * sizeof(long long));
         if (!h) {
+            for (int i = 0; i < 3; i++) cudaEventDestroy(ev[i]);
             FTLA_CUDA_TRY(cudaFreeAsync(a.prof, st));
             return FT_ERR_ALLOC;
         }
         FTLA_CUDA_TRY(cudaMemcpyAsync(h, a.prof, np * sizeof(long long), cudaMemcpyDeviceToHost, st));
-        FTLA_CUDA_TRY(cudaEventRecord(ev[2], st));
         FTLA_CUDA_TRY(cudaStreamSynchronize(st));
         FTLA_CUDA_TRY(cudaFreeAsync(a.prof, st));
         {
