@@ -1224,6 +1224,10 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 double vM = 0.0;
                 if (useb) {
                     H2TS_FETCH_WAIT();
+                    /* every thread's carry from the last task (the urgent tile's, or an
+                     * application's) before m_row reads them all (racecheck, test_givens 320);
+                     * a redo has its own barrier */
+                    if (att == 0) H2TS_BAR_SYNC(1, NCT);
                     vM = m_row(grec, carry + qs * SB, gF + SB + 1);
                 }
                 if (t == 0 && a.tlogc) H2TS_TLOG(k, 5, gtime());
