@@ -103,6 +103,9 @@ struct Args {
 };
 
 inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+/* the profile's eight slots after the per-block stamps, the task log, the chain fallbacks, the
+ * checks' times and the redone tasks: h2t_prep's phase stamps [0 .. 4], the pipeline's entry [5] */
+__host__ __device__ inline size_t prof_prep_slots(int Pd) { return 8 * (size_t)Pd + 8 * 512 + 1 + Pd + 1; }
 
 /* the zeros of a tile come by cp.async too, so that one asynchronous arrival a thread tells the
  * buffer's mbarrier that all of its part has landed */
@@ -842,7 +845,7 @@ __global__ void __launch_bounds__(256) h2t_prep(Args a, double *rec_out, double 
     double *Ts = psm + SB * PLH; /* Ts[PLH p + k] = T(p, k) = H(64 (j - 1) + p + 1, 64 j + k) */
     __shared__ double gs[SB], irs[SB], ds[SB];
     const bool wb = b_out && j >= 1;
-    long long *pt = a.prof && j == a.Pd / 2 && tid == 0 ? a.prof + 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1
+    long long *pt = a.prof && j == a.Pd / 2 && tid == 0 ? a.prof + prof_prep_slots(a.Pd)
                                                          : NULL;
     if (pt) pt[0] = gtime();
     {
@@ -1120,7 +1123,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     const int me = blockIdx.x, G = a.G;
     const bool mem = warp >= 2;
     const int wi = warp - 2, nw = NT / 32 - 2;
-    if (a.prof && me == 0 && tid == 0) a.prof[8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1 + 5] = gtime();
+    if (a.prof && me == 0 && tid == 0) a.prof[prof_prep_slots(a.Pd) + 5] = gtime();
 
     /* carries: row 0 of every owned slab */
     for (int q = me, sl = 0; q < a.Pall; q += G, sl++)
@@ -1550,9 +1553,7 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     a.prof = NULL;
     const char *pe = getenv("FTLA_H2T_PROFILE");
     a.tlogc = getenv("FTLA_H2T_TLOGC") != NULL;
-    const size_t np = 8 * (size_t)a.Pd + 8 * 512 + 1 + a.Pd + 1 + 8; /* + warp 1's check done,
-                                                                       * the speculative tasks redone,
-                                                                       * h2t_prep's stamps */
+    const size_t np = prof_prep_slots(a.Pd) + 8; /* (prof_prep_slots) */
     if (pe) {
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, np * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, np * sizeof(long long), st));
@@ -1621,7 +1622,7 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
             FTLA_CUDA_TRY(cudaEventElapsedTime(&t2, ev[1], ev[2]));
             fprintf(stderr, "h2ts-profile prep %.1f us, pipeline %.1f us (events)\n", t1 * 1e3,
                     t2 * 1e3);
-            const long long *pt = h + np - 8;
+            const long long *pt = h + prof_prep_slots(a.Pd);
             if (pt[0])
                 fprintf(stderr, "h2ts-profile prep block %d: loads %.2f L,d %.2f M %.2f B %.2f us; "
                         "prep start to block 0's generation %.1f us\n", a.Pd / 2,
