@@ -1672,16 +1672,18 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
         int ntask = 0;
         while (ntask < 512 && tl[8 * ntask] != 0) ntask++;
         fprintf(stderr, "h2ts-tasks of block %d (%d tasks; us after block b's publication): "
-                "b start rot ready done | mem: ready done stored\n", a.G / 2, ntask);
+                "b start rot ready done | mem: ready done stored | step (pub b - pub b-1)\n", a.G / 2, ntask);
         for (int kk = 0; kk < ntask; kk++) {
             if (kk > 3 && kk < ntask - 6) continue;
             const long long *e = tl + 8 * kk;
             const int bb = (int)e[7];
             const long long pub = bb >= 0 && bb < a.Pd ? h[8 * bb + 3] : 0;
-            fprintf(stderr, "  %3d %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f\n", bb,
+            /* (the step: the task log's stamps are relative to each row's own publication) */
+            const long long pub0 = bb >= 1 && bb < a.Pd ? h[8 * (bb - 1) + 3] : pub;
+            fprintf(stderr, "  %3d %6.2f %6.2f %6.2f %6.2f | %6.2f %6.2f %6.2f | %6.2f\n", bb,
                     (e[0] - pub) * 1e-3, (e[1] - pub) * 1e-3, (e[2] - pub) * 1e-3,
                     (e[3] - pub) * 1e-3, (e[4] - pub) * 1e-3, (e[5] - pub) * 1e-3,
-                    (e[6] - pub) * 1e-3);
+                    (e[6] - pub) * 1e-3, (pub - pub0) * 1e-3);
         }
         free(h);
     }
