@@ -106,6 +106,10 @@ inline int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /* the profile's eight slots after the per-block stamps, the task log, the chain fallbacks, the
  * checks' times and the redone tasks: h2t_prep's phase stamps [0 .. 4], the pipeline's entry [5] */
 __host__ __device__ inline size_t prof_prep_slots(int Pd) { return 8 * (size_t)Pd + 8 * 512 + 1 + Pd + 1; }
+/* after those eight and eight more (block 0's milestones: [6] its set-up done, [7] its first record
+ * landed, [8] its first tiles in): four stamps a block (prep start, prep end, pipeline entry,
+ * pipeline exit), room for Pall + 1 blocks each */
+__host__ __device__ inline size_t prof_blk_slots(int Pd) { return prof_prep_slots(Pd) + 16; }
 
 /* the zeros of a tile come by cp.async too, so that one asynchronous arrival a thread tells the
  * buffer's mbarrier that all of its part has landed */
@@ -848,6 +852,7 @@ __global__ void __launch_bounds__(256) h2t_prep(Args a, double *rec_out, double 
     long long *pt = a.prof && j == a.Pd / 2 && tid == 0 ? a.prof + prof_prep_slots(a.Pd)
                                                          : NULL;
     if (pt) pt[0] = gtime();
+    if (a.prof && tid == 0) a.prof[prof_blk_slots(a.Pd) + j] = gtime();
     {
         /* every load in flight at once: 32 a thread (a loop of load-then-store waits for each) */
         const int p = tid & 63;
@@ -949,6 +954,7 @@ __global__ void __launch_bounds__(256) h2t_prep(Args a, double *rec_out, double 
         out[(p >> 1) * 2 * SB + 2 * t + (p & 1)] = acc[i];
     }
     if (pt) pt[4] = gtime();
+    if (a.prof && tid == 0) a.prof[prof_blk_slots(a.Pd) + (a.Pall + 1) + j] = gtime();
 }
 
 /* thread 0: block b's record into rec and, where the pipeline uses it, B_(b-1) into Bs, by
@@ -1124,6 +1130,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
     const bool mem = warp >= 2;
     const int wi = warp - 2, nw = NT / 32 - 2;
     if (a.prof && me == 0 && tid == 0) a.prof[prof_prep_slots(a.Pd) + 5] = gtime();
+    if (a.prof && tid == 0) a.prof[prof_blk_slots(a.Pd) + 2 * (a.Pall + 1) + me] = gtime();
 
     /* carries: row 0 of every owned slab */
     for (int q = me, sl = 0; q < a.Pall; q += G, sl++)
@@ -1141,6 +1148,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
     }
     __syncthreads();
+    if (a.prof && me == 0 && tid == 0) a.prof[prof_prep_slots(a.Pd) + 6] = gtime();
 
     TileSeq pf;
     pf.s.b = -1, pf.s.st = 0, pf.s.q = 0, pf.s.qi = pf.s.o = pf.s.oi = 0, pf.pend = 0, pf.pb = 0;
@@ -1254,6 +1262,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                 for (int u = 0; u < ntile; u++) /* the task's tiles are in */
                     mbar_wait(mbar + (ktile + u) % NBUF, (unsigned)((ktile + u) / NBUF) & 1u);
                 H2TS_BAR_SYNC(1, NCT); /* c and s of both warps' threads */
+                if (a.prof && me == 0 && k == 0 && t == 0) a.prof[prof_prep_slots(a.Pd) + 8] = gtime();
                 if (t == 0) H2TS_TLOG(k, 2, gtime());
                 if (kind == 2 && t == 0) H2TS_STAMP(b, 5);
                 if (sp) {
@@ -1379,6 +1388,7 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
                         const int sl = qs, nr = nrot(a, bd); /* (kinds 1, 2: q = bd) */
                         if (tile_bulk(a, bd, bd) && t + 1 < LDT) Td[t * LDT + t + 1] = Td[t * LDT + SB + 1];
                         if (fast) H2TS_FETCH_WAIT();
+                        if (a.prof && me == 0 && bd == 0 && t == 0) a.prof[prof_prep_slots(a.Pd) + 7] = gtime();
                         if (!useb) H2TS_BAR_SYNC(1, NCT); /* the tile, the carry and the record
                                                            * (with B: generate_fast's first barrier) */
                         if (t == 0) H2TS_STAMP(bd, 0);
@@ -1489,6 +1499,10 @@ __global__ void __launch_bounds__(NT, 1) h2t_slab(Args a)
         asm volatile("cp.async.wait_all;\n" ::: "memory");
         if (wi == 0) bulk_wait_all();
     }
+    if (a.prof) {
+        __syncthreads();
+        if (tid == 0) a.prof[prof_blk_slots(a.Pd) + 3 * (a.Pall + 1) + me] = gtime();
+    }
 }
 
 } /* namespace h2ts */
@@ -1553,7 +1567,7 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
     a.prof = NULL;
     const char *pe = getenv("FTLA_H2T_PROFILE");
     a.tlogc = getenv("FTLA_H2T_TLOGC") != NULL;
-    const size_t np = prof_prep_slots(a.Pd) + 8; /* (prof_prep_slots) */
+    const size_t np = prof_blk_slots(a.Pd) + 4 * ((size_t)a.Pall + 1); /* (prof_prep_slots) */
     if (pe) {
         FTLA_CUDA_TRY(cudaMallocAsync((void **)&a.prof, np * sizeof(long long), st));
         FTLA_CUDA_TRY(cudaMemsetAsync(a.prof, 0, np * sizeof(long long), st));
@@ -1631,6 +1645,25 @@ int givens_slab_h2t(ft_queue_t *q, int64_t m, int64_t n, double *R, int64_t ldr,
             if (pt[0] && pt[5])
                 fprintf(stderr, "h2ts-profile pipeline block 0 entered %.1f us after prep block %d's start\n",
                         (pt[5] - pt[0]) * 1e-3, a.Pd / 2);
+            {   /* the start-up and the tail, from the earliest prep block's start */
+                const long long *bs = h + prof_blk_slots(a.Pd);
+                const int K = a.Pall + 1;
+                long long p0 = 0, p1 = 0, e0 = 0, e1 = 0, x0 = 0, x1 = 0;
+                for (int j = 0; j < K; j++) {
+                    const long long ps = bs[j], pe = bs[K + j], en = bs[2 * K + j], ex = bs[3 * K + j];
+                    if (ps) p0 = !p0 || ps < p0 ? ps : p0;
+                    if (pe) p1 = pe > p1 ? pe : p1;
+                    if (en) e0 = !e0 || en < e0 ? en : e0, e1 = en > e1 ? en : e1;
+                    if (ex) x0 = !x0 || ex < x0 ? ex : x0, x1 = ex > x1 ? ex : x1;
+                }
+                const long long lastpub = h[8 * (a.Pd - 1) + 3];
+                fprintf(stderr, "h2ts-startup (us from the first prep block's start): prep ends %.1f; "
+                        "pipeline entries %.1f .. %.1f; block 0: set-up %.1f record %.1f tiles %.1f "
+                        "generation %.1f; last publication %.1f; exits %.1f .. %.1f\n",
+                        (p1 - p0) * 1e-3, (e0 - p0) * 1e-3, (e1 - p0) * 1e-3, (pt[6] - p0) * 1e-3,
+                        pt[7] ? (pt[7] - p0) * 1e-3 : -1.0, pt[8] ? (pt[8] - p0) * 1e-3 : -1.0,
+                        (h[0] - p0) * 1e-3, (lastpub - p0) * 1e-3, (x0 - p0) * 1e-3, (x1 - p0) * 1e-3);
+            }
             for (int i = 0; i < 3; i++) cudaEventDestroy(ev[i]);
         }
         /* means over the blocks 1 .. Pd - 2 (ns): chain, c/s, publish (stores), hand-over
