@@ -160,6 +160,56 @@ static void qr_ratios(const double *A0, const double *F, const double *tau, int 
     free(Q), free(R);
 }
 
+/* qr_case's fault of case c owned by rank r: (*fi, *fj) in sub(A) (-1: none), its region and
+ * step */
+static void pick(const grid_t *g, const dmat_t *A, int c, int r, int m, int n, int nb, int ia,
+                 int ja, long *fi, long *fj, ft_region_t *reg, int *step)
+{
+    const int k = m < n ? m : n;
+    const int p1 = nb - (ja - 1) % nb; /* columns of panel 0 */
+    const int jb1 = nb < k - p1 ? nb : k - p1; /* columns of the panel of step 1 */
+    *fi = *fj = -1, *step = 1, *reg = FT_REGION_TRAILING;
+    for (long t = 0; t < (long)m * n && *fi < 0; t++) {
+        long i = (t * 7 + r * 3) % m, j = (t / m + r) % n;
+        if (c == 1) { /* in the panel of step 1: columns [p1, p1 + nb), rows >= p1 */
+            if (p1 >= k) break;
+            j = p1 + (t % jb1);
+            i = p1 + (t / nb) % (m - p1);
+        } else if (c == 2) { /* after that panel */
+            if (p1 + nb >= n || p1 >= m) break;
+            j = p1 + nb + t % (n - p1 - nb);
+            i = p1 + (t / (n - p1 - nb)) % (m - p1);
+        } else if (c == 3) { /* R: rows < the boundary of step 1 */
+            if (p1 >= k) break;
+            *reg = FT_REGION_R, *step = 1;
+            i = t % p1;
+            j = i + (t / p1) % (n - i);
+        } else if (c == 4) { /* a checksum column, before the first panel */
+            *reg = FT_REGION_CHECKSUM, *step = 0;
+            i = t % m, j = (t / m) % 2;
+        } else if (c == 5 || c == 6) { /* panel 0's vectors (5) or tau (6: the diagonal's owner) */
+            if (p1 + 1 >= m) break;
+            *reg = c == 5 ? FT_REGION_Q : FT_REGION_TAU, *step = 1;
+            j = t % (p1 < k ? p1 : k);
+            i = c == 5 ? j + 1 + (t / p1) % (m - j - 1) : j;
+            if (c == 5 && i >= m) continue;
+        } else { /* the panel of step 1: inside it (7), its vectors (8) or tau (9) in use */
+            if (p1 + 1 >= k || jb1 < 2) break;
+            *reg = c == 7 ? FT_REGION_PANEL : FT_REGION_REFLECTORS, *step = 1;
+            j = p1 + t % jb1;
+            i = c == 7 ? p1 + (t / jb1) % (m - p1) : c == 9 ? j : j + 1 + (t / jb1) % (m - j - 1);
+            if (i >= m) continue;
+        }
+        if (c == 4) {
+            /* the checksum blocks are the global columns ja - 1 + n on of ftla's work array,
+             * which has A's layout (docs/dist.md) */
+            if (owner(g, A, ia - 1 + i, ja - 1 + n + j) == r) *fi = i, *fj = j;
+        } else if (owner(g, A, ia - 1 + i, ja - 1 + j) == r) {
+            *fi = i, *fj = j;
+        }
+    }
+}
+
 static void qr_case(const grid_t *g, int nb, int m, int n)
 {
     const int ia = 3, ja = 2, M = m + ia + 1, N = n + ja;
@@ -182,60 +232,39 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
     char what[200];
     /* cases: 0 no fault; 1 trailing, a column of the panel at step 1 (consumed); 2 trailing, a
      * later column; 3 R at step 2; 4 a checksum; 5 a Householder vector of panel 0 below its
-     * diagonal, and 6 its tau, at step 1 (the checkpoint of Q) */
-    const int ncase = 7;
+     * diagonal, and 6 its tau, at step 1 (the checkpoint of Q); 7 inside the panel of step 1,
+     * between its halves; 8 a vector of the panel of step 1, and 9 its tau, between the panel
+     * and its update (in use); 10 two processes at once: case 2 on rank r and case 5 on the next */
+    const int ncase = 11;
     for (int c = 0; c < ncase; c++) {
-        const int nr = c == 0 ? 1 : g->nprow * g->npcol;
+        const int np = g->nprow * g->npcol, nr = c == 0 ? 1 : np;
         for (int r = 0; r < nr; r++) {
-            const int k = m < n ? m : n;
-            const int p1 = nb - (ja - 1) % nb; /* columns of panel 0 */
-            long fi = -1, fj = -1;
-            int step = 1;
-            ft_region_t reg = FT_REGION_TRAILING;
+            long fi = -1, fj = -1, gi = -1, gj = -1;
+            int step = 1, step2 = 1;
+            ft_region_t reg = FT_REGION_TRAILING, reg2 = FT_REGION_Q;
             if (c >= 1) {
-                /* candidate elements in the region, owned by rank r */
-                for (long t = 0; t < (long)m * n && fi < 0; t++) {
-                    long i = (t * 7 + r * 3) % m, j = (t / m + r) % n;
-                    if (c == 1) { /* in the panel of step 1: columns [p1, p1 + nb), rows >= p1 */
-                        if (p1 >= k) break;
-                        j = p1 + (t % (nb < k - p1 ? nb : k - p1));
-                        i = p1 + (t / nb) % (m - p1);
-                    } else if (c == 2) { /* after that panel */
-                        if (p1 + nb >= n || p1 >= m) break;
-                        j = p1 + nb + t % (n - p1 - nb);
-                        i = p1 + (t / (n - p1 - nb)) % (m - p1);
-                    } else if (c == 3) { /* R: rows < the boundary of step 1 */
-                        if (p1 >= k) break;
-                        reg = FT_REGION_R, step = 1;
-                        i = t % p1;
-                        j = i + (t / p1) % (n - i);
-                    } else if (c == 4) { /* a checksum column, before the first panel */
-                        reg = FT_REGION_CHECKSUM, step = 0;
-                        i = t % m, j = (t / m) % 2;
-                    } else { /* panel 0's vectors (c 5) or tau (c 6: on the diagonal's owner) */
-                        if (p1 + 1 >= m) break;
-                        reg = c == 5 ? FT_REGION_Q : FT_REGION_TAU, step = 1;
-                        j = t % (p1 < k ? p1 : k);
-                        i = c == 5 ? j + 1 + (t / p1) % (m - j - 1) : j;
-                        if (c == 5 && i >= m) continue;
-                    }
-                    if (c == 4) {
-                        /* the checksum blocks are the global columns ja - 1 + n on of ftla's
-                         * work array, which has A's layout (docs/dist.md) */
-                        if (owner(g, &A, ia - 1 + i, ja - 1 + n + j) == r) fi = i, fj = j;
-                    } else if (owner(g, &A, ia - 1 + i, ja - 1 + j) == r) {
-                        fi = i, fj = j;
-                    }
-                }
+                pick(g, &A, c == 10 ? 2 : c, r, m, n, nb, ia, ja, &fi, &fj, &reg, &step);
                 if (fi < 0) continue;
+                if (c == 10) {
+                    if (np < 2) continue;
+                    pick(g, &A, 5, (r + 1) % np, m, n, nb, ia, ja, &gi, &gj, &reg2, &step2);
+                    if (gi < 0) continue;
+                }
             }
             memcpy(A.a, A0.a, bytes);
             memset(tau, 0, sizeof(double) * (size_t)A.lc);
             ft_context_t *ctx = NULL;
             ft_context_create(&ctx, FT_DEVICE_CPU);
             if (c >= 1 && me_in(g) == r) {
+                /* (cases 8, 9: a low mantissa bit, a change too small for the checksums to see:
+                 * the in-use comparison alone finds it) */
+                ft_fault_t f = {.region = reg, .row = fi, .col = fj, .bit = c == 8 || c == 9 ? 20 : 61,
+                                .call = -1, .step = step};
+                ft_inject_add(ctx, &f);
+            }
+            if (c == 10 && me_in(g) == (r + 1) % np) {
                 ft_fault_t f = {
-                    .region = reg, .row = fi, .col = fj, .bit = 61, .call = -1, .step = step};
+                    .region = reg2, .row = gi, .col = gj, .bit = 61, .call = -1, .step = step2};
                 ft_inject_add(ctx, &f);
             }
             ft_report_t rep;
@@ -254,16 +283,20 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             free(F), free(T);
             int ok = st == 0 && info == 0 && r1 < 30 && r2 < 30 && rdiff <= 1e-10 * rn;
             if (c >= 1)
-                ok = ok && rep.injected == 1 &&
-                     (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= 1);
-            if (c == 1) ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
+                ok = ok && rep.injected == (c == 10 ? 2 : 1) &&
+                     (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= (c == 10 ? 2 : 1));
+            if (c == 1 || c == 8 || c == 9) ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
             static const char *names[] = {"no fault",
                                           "consumed by a panel (re-factor)",
                                           "trailing, later column",
                                           "in R",
                                           "in the checksums",
                                           "in Q (checkpoint)",
-                                          "in tau (copies)"};
+                                          "in tau (copies)",
+                                          "inside the panel",
+                                          "in the panel's vectors in use (re-factor)",
+                                          "in the panel's tau in use (re-factor)",
+                                          "two processes: trailing and Q"};
             snprintf(what, sizeof what,
                      "pdgeqrf %dx%d nb %d m %d n %d: %s (%ld,%ld) rank %d: st %d ratios %.2g %.2g "
                      "R diff %.1e corrected %lld",
@@ -365,7 +398,8 @@ static void bench(int N, int nb, int runs, int q)
     Cblacs_gridexit(g.ctxt);
 }
 
-/* ---- --campaign TRIALS SEED [Q]: random faults (Q: policy.verify_every), each classified
+/* ---- --campaign TRIALS SEED [Q [F]]: random faults (Q: policy.verify_every; F faults a trial,
+ * 1 .. MAXF, each on the process owning its element, so several processes at once), each classified
  * against the fault-free result and the documented detection limit (the library's own threshold
  * formulas, abft.h), as ft_campaign does on one process: masked / corrected / reported / silent
  * below the limit are fine; a false alarm (a detection in a fault-free trial), a silent change
@@ -399,7 +433,9 @@ enum {
 static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",    "silent<lim",
                                       "FALSE-ALARM", "SILENT>LIM", "MISCORRECTED"};
 
-static int campaign(int trials, uint64_t seed, int q)
+#define MAXF 4 /* faults a trial */
+
+static int campaign(int trials, uint64_t seed, int q, int nf)
 {
     grid_t g;
     squarest_grid(&g, g_np);
@@ -457,12 +493,24 @@ static int campaign(int trials, uint64_t seed, int q)
         ft_report_t rep;
         int st, cls;
         double effect = 0.0, limit = 0.0;
+        char tregs[160] = "C";
+        double terr = 0.0; /* dgemm: the largest error; dgeqrf: the larger dqrt01 ratio */
         if (!qr) {
-            const long i = (long)(rng_next(&rng) % m), j = (long)(rng_next(&rng) % n);
-            if (!clean && owner(&g, &C, i, j) == me_in(&g)) {
-                ft_fault_t f = {
-                    .region = FT_REGION_C, .row = i, .col = j, .bit = bit, .call = -1, .step = -1};
-                ft_inject_add(ctx, &f);
+            /* nf faults in C (every fifth trial none), each added by the process owning it */
+            long fi[MAXF], fj[MAXF];
+            int fb[MAXF], nfx = 0;
+            for (int x = 0; x < (clean ? 0 : nf); x++) {
+                const long i = (long)(rng_next(&rng) % m), j = (long)(rng_next(&rng) % n);
+                const int b = x == 0 ? bit : (int)(rng_next(&rng) % 64);
+                int dup = 0;
+                for (int y = 0; y < nfx; y++) dup |= fi[y] == i && fj[y] == j;
+                if (dup) continue;
+                fi[nfx] = i, fj[nfx] = j, fb[nfx++] = b;
+                if (owner(&g, &C, i, j) == me_in(&g)) {
+                    ft_fault_t f = {
+                        .region = FT_REGION_C, .row = i, .col = j, .bit = b, .call = -1, .step = -1};
+                    ft_inject_add(ctx, &f);
+                }
             }
             memcpy(C.a, C0.a, cb);
             st = ft_pdgemm_ex(ctx, 'N', 'N', m, n, k, alpha, A.a, 1, 1, A.desc, B.a, 1, 1, B.desc,
@@ -470,9 +518,12 @@ static int campaign(int trials, uint64_t seed, int q)
             double *G = gather(&g, &C), err = 0.0;
             for (long x = 0; x < (long)m * n; x++)
                 err = fmax(err, G[x] != Cref[x] ? fabs(G[x] - Cref[x]) : 0.0);
-            if (!clean) {
-                effect = fabs(flip(Cref[i + j * m], bit) - Cref[i + j * m]);
-                /* the row check's threshold, the sums of |C| with the fault in */
+            int below = 1;
+            limit = INFINITY;
+            for (int x = 0; x < nfx; x++) {
+                const long i = fi[x], j = fj[x];
+                const double ex = fabs(flip(Cref[i + j * m], fb[x]) - Cref[i + j * m]);
+                /* the row check's threshold, the sums of |C| with the row's faults in */
                 const double rsig = abft_gemm_rscale(T, k), sig = 1.0 / rsig;
                 double an = 0.0, zmax = 0.0, h = 0.0, s = 0.0;
                 for (int l = 0; l < k; l++) an += fabs(sig * GA[i + l * m]);
@@ -482,65 +533,101 @@ static int campaign(int trials, uint64_t seed, int q)
                     zmax = fmax(zmax, z);
                 }
                 for (int c = 0; c < n; c++) {
+                    double v = Cref[i + c * m];
+                    for (int y = 0; y < nfx; y++)
+                        if (fi[y] == i && fj[y] == c) v = flip(v, fb[y]);
                     h += fabs(sig * GC0[i + c * m]);
-                    s += fabs(sig * (c == j ? flip(Cref[i + c * m], bit) : Cref[i + c * m]));
+                    s += fabs(sig * v);
                 }
                 double tt = abft_tau(2.0, k, n, alpha, beta, an, zmax, h, 0.0, rsig);
                 if (isfinite(s)) tt += abft_tau_s(2.0, n, s);
-                limit = tt * rsig;
+                const double lx = tt * rsig;
+                below = below && ex <= lx;
+                effect = fmax(effect, ex), limit = fmin(limit, lx);
             }
             if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
             else if (st) cls = C_REPORTED;
             else if (rep.detected == 0)
-                cls = err == 0.0 ? C_MASKED : effect <= limit ? C_SILENT_BELOW : C_SILENT_ABOVE;
+                cls = err == 0.0 ? C_MASKED : below ? C_SILENT_BELOW : C_SILENT_ABOVE;
             else cls = err <= limit ? C_CORRECTED : C_BADFIX;
+            terr = err;
+            if (cls >= C_FALSE)
+                for (int x = 0; x < nfx; x++)
+                    snprintf(tregs + strlen(tregs), sizeof tregs - strlen(tregs), "%s(%ld,%ld)b%d",
+                             x ? "," : ":", fi[x], fj[x], fb[x]);
             free(G);
         } else {
-            const int step = (int)(rng_next(&rng) % nsteps), i0 = step * nb;
-            const int reg = (int)(rng_next(&rng) % 5);
-            long i = -1, j = -1;
-            ft_region_t r = FT_REGION_TRAILING;
-            if (reg == 0) { /* trailing: rows and columns >= i0 */
-                i = i0 + (long)(rng_next(&rng) % (qm - i0)),
-                j = i0 + (long)(rng_next(&rng) % (qn - i0));
-            } else if (reg == 1 && i0 > 0) { /* R: rows < i0, columns >= row */
-                r = FT_REGION_R;
-                i = (long)(rng_next(&rng) % i0), j = i + (long)(rng_next(&rng) % (qn - i));
-            } else if (reg >= 3 && i0 > 0) { /* a finished Householder vector or its tau */
-                r = reg == 3 ? FT_REGION_Q : FT_REGION_TAU;
-                j = (long)(rng_next(&rng) % (uint64_t)i0);
-                i = reg == 3 ? j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1)) : j;
-            } else { /* a checksum column */
-                r = FT_REGION_CHECKSUM;
-                i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);
-            }
-            int own;
-            if (r == FT_REGION_CHECKSUM) /* columns qn on of the work array, A's layout */
-                own = owner(&g, &Q, i, qn + j) == me_in(&g);
-            else own = owner(&g, &Q, i, j) == me_in(&g);
-            if (!clean && own) {
-                ft_fault_t f = {
-                    .region = r, .row = i, .col = j, .bit = bit, .call = -1, .step = step};
-                ft_inject_add(ctx, &f);
+            /* nf faults (every fifth trial none), each in a region drawn in turn, at its own step,
+             * added by the process that owns its element: several processes at once */
+            ft_region_t regs[MAXF];
+            for (int x = 0; x < (clean ? 0 : nf); x++) {
+                const int step = (int)(rng_next(&rng) % nsteps), i0 = step * nb;
+                const int jb = qn - i0 < nb ? qn - i0 : nb;
+                const int reg = (int)(rng_next(&rng) % 7);
+                long i = -1, j = -1;
+                ft_region_t r = FT_REGION_TRAILING;
+                if (reg == 0) { /* trailing: rows and columns >= i0 */
+                    i = i0 + (long)(rng_next(&rng) % (qm - i0)),
+                    j = i0 + (long)(rng_next(&rng) % (qn - i0));
+                } else if (reg == 1 && i0 > 0) { /* R: rows < i0, columns >= row */
+                    r = FT_REGION_R;
+                    i = (long)(rng_next(&rng) % i0), j = i + (long)(rng_next(&rng) % (qn - i));
+                } else if (reg >= 3 && reg <= 4 && i0 > 0) { /* a finished vector or its tau */
+                    r = reg == 3 ? FT_REGION_Q : FT_REGION_TAU;
+                    j = (long)(rng_next(&rng) % (uint64_t)i0);
+                    i = reg == 3 ? j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1)) : j;
+                } else if (reg == 5) { /* inside the panel of this step, between its halves */
+                    r = FT_REGION_PANEL;
+                    i = i0 + (long)(rng_next(&rng) % (qm - i0));
+                    j = i0 + (long)(rng_next(&rng) % (uint64_t)jb);
+                } else if (reg == 6) { /* the panel's reflectors before its update: V or tau */
+                    r = FT_REGION_REFLECTORS;
+                    j = i0 + (long)(rng_next(&rng) % (uint64_t)jb);
+                    i = rng_next(&rng) % 4 == 0 ? j : j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1));
+                } else { /* a checksum column */
+                    r = FT_REGION_CHECKSUM;
+                    i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);
+                }
+                const int bit = (int)(rng_next(&rng) % 64);
+                int own;
+                if (r == FT_REGION_CHECKSUM) /* columns qn on of the work array, A's layout */
+                    own = owner(&g, &Q, i, qn + j) == me_in(&g);
+                else own = owner(&g, &Q, i, j) == me_in(&g);
+                if (own) {
+                    ft_fault_t f = {
+                        .region = r, .row = i, .col = j, .bit = bit, .call = -1, .step = step};
+                    ft_inject_add(ctx, &f);
+                }
+                regs[x] = r;
+                static const char *rn[] = {"C", "A", "B", "checksum", "R", "trailing", "Q", "tau",
+                                           "reflectors", "panel"};
+                snprintf(tregs + (x ? strlen(tregs) : 0), sizeof tregs - (x ? strlen(tregs) : 0),
+                         "%s%s:%d", x ? "," : "", rn[r], step);
             }
             memcpy(Q.a, Q0.a, qb);
             st = ft_pdgeqrf_ex(ctx, qm, qn, Q.a, 1, 1, Q.desc, tau, work, lw, &info, &rep);
             double *F = gather(&g, &Q), *Tt = gather_tau(&g, &Q, tau), r1 = 0.0, r2 = 0.0;
             qr_ratios(GQ0, F, Tt, qm, 0, 0, qm, qn, &r1, &r2);
             free(F), free(Tt);
-            /* the injected change, from the owner's report */
+            /* the injected changes, from their owners' reports: the largest */
             double ev[1] = {0.0};
             for (int e = 0; e < rep.nevents; e++)
                 if (rep.events[e].kind == FT_EVENT_INJECTED)
-                    ev[0] = fabs(rep.events[e].after - rep.events[e].before);
-            Cdgsum2d(g.ctxt, "All", " ", 1, 1, ev, 1, -1, -1);
-            /* the checksums change no data; a changed vector or tau has no rounding to hide
-             * in: any harm it does unreported is silent */
+                    ev[0] = fmax(ev[0], fabs(rep.events[e].after - rep.events[e].before));
+            Cdgamx2d(g.ctxt, "All", " ", 1, 1, ev, 1, NULL, NULL, -1, -1, -1);
+            /* the checksums change no data; a changed vector or tau (finished, or in use by
+             * its update) has no rounding to hide in: any harm it does unreported is silent;
+             * the others' limit is the QR's (the smallest of the trial's faults') */
             effect = ev[0];
-            limit = r == FT_REGION_CHECKSUM                  ? INFINITY
-                    : r == FT_REGION_Q || r == FT_REGION_TAU ? 0.0
-                                                             : qlim;
+            limit = INFINITY;
+            for (int x = 0; x < (clean ? 0 : nf); x++)
+                limit = fmin(limit, regs[x] == FT_REGION_CHECKSUM ? INFINITY
+                                    : regs[x] == FT_REGION_Q || regs[x] == FT_REGION_TAU ||
+                                            regs[x] == FT_REGION_REFLECTORS
+                                        ? 0.0
+                                        : qlim);
             const int good = r1 < 30 && r2 < 30;
+            terr = fmax(r1, r2);
             if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
             else if (st) cls = C_REPORTED;
             else if (rep.detected == 0 && rep.checksum_errors == 0)
@@ -553,13 +640,14 @@ static int campaign(int trials, uint64_t seed, int q)
             fails++;
             if (g_me == 0)
                 printf("  trial %d %s bit %d: %s (status %d, detected %lld, effect %.3g, limit "
-                       "%.3g)\n",
+                       "%.3g, %s %.3g; regions %s)\n",
                        t, qr ? "pdgeqrf" : "pdgemm", bit, cname[cls], st, (long long)rep.detected,
-                       effect, limit);
+                       effect, limit, qr ? "ratio" : "error", terr, tregs);
         }
     }
     if (g_me == 0) {
-        printf("%% campaign %d trials, seed %llu, grid %dx%d:", trials, (unsigned long long)seed,
+        printf("%% campaign %d trials, seed %llu, %d fault(s) a trial, grid %dx%d:", trials,
+               (unsigned long long)seed, nf,
                g.nprow, g.npcol);
         for (int c = 0; c < C_NCLASS; c++) printf(" %s %lld", cname[c], (long long)cnt[c]);
         printf("\n%d passed, %d failed\n", trials - fails, fails);
@@ -574,8 +662,14 @@ int main(int argc, char **argv)
 {
     Cblacs_pinfo(&g_me, &g_np);
     if (argc > 3 && !strcmp(argv[1], "--campaign")) {
+        const int nf = argc > 5 ? atoi(argv[5]) : 1;
+        if (nf < 1 || nf > MAXF) {
+            if (g_me == 0) fprintf(stderr, "test_dist: faults per trial must be 1..%d\n", MAXF);
+            Cblacs_exit(0);
+            return 2;
+        }
         const int f = campaign(atoi(argv[2]), (uint64_t)strtoull(argv[3], NULL, 10),
-                               argc > 4 ? atoi(argv[4]) : 0);
+                               argc > 4 ? atoi(argv[4]) : 0, nf);
         Cblacs_exit(0);
         return f ? 1 : 0;
     }

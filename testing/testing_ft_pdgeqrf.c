@@ -20,7 +20,9 @@
  * eps) and ||I - Q^T Q||_1 / (m eps) with Q formed by LAPACK's dorgqr (both < --tol, default 30),
  * and max_i | |R_ii| - |R_ii|_PDGEQRF | / max_i |R_ii| < 1e-10. Gathering puts the whole matrix
  * on every process: for sizes a process can hold.
- * --inject SPEC (repeatable): region[:key=value]..., region trailing | R | checksum | Q | tau,
+ * --inject SPEC (repeatable): region[:key=value]..., region trailing | R | checksum | Q | tau |
+ * panel (inside the panel of that step, between its halves) | reflectors (the panel's vectors,
+ * row > col, or its tau, row = col, between the panel and its update),
  * keys step (the panel step before which the fault is applied; absent: the first), row, col
  * (0-based in sub(A); for checksum col is the checksum column; for tau col is its index), bit
  * (default 55) or value (added; testing_util's tu_parse_fault); a position
@@ -69,7 +71,8 @@ static void usage(void)
            "  --check                dqrt01 ratios of the gathered factor, R against PDGEQRF's\n"
            "  --verify-every q       policy.verify_every (the panels between verifications)\n"
            "  --inject SPEC          region[:step=p][:row=i][:col=j][:bit=b|:value=x], region\n"
-           "                         trailing|R|checksum|Q|tau (repeatable; implies --check)\n"
+           "                         trailing|R|checksum|Q|tau|panel|reflectors (repeatable;\n"
+           "                         implies --check)\n"
            "  --expect any|corrected|reported   what must come of the faults (default any)\n"
            "  --seed s               seed of the matrix (default 1)\n"
            "  --tol t                ratio threshold (default 30)\n"
@@ -82,7 +85,8 @@ static int parse_fault(const char *s, ft_fault_t *f)
     if (tu_parse_fault(s, f)) return -1;
     const ft_region_t r = f->region;
     return r == FT_REGION_TRAILING || r == FT_REGION_R || r == FT_REGION_CHECKSUM ||
-                   r == FT_REGION_Q || r == FT_REGION_TAU
+                   r == FT_REGION_Q || r == FT_REGION_TAU || r == FT_REGION_PANEL ||
+                   r == FT_REGION_REFLECTORS
                ? 0
                : -1;
 }

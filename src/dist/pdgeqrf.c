@@ -68,6 +68,14 @@ typedef struct {
     int root;
     int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
     int q;         /* verify after every q-th panel step (and after the last) */
+    /* the panel's vectors below its diagonal and its tau as the panel left them (vk: this
+     * process's local rows x columns of the panel, then its tau), compared after the update that
+     * applies them; iu: the end of the first panel whose reflectors changed in that window
+     * (restored then; the columns after it are re-factored at the next verification), or -1 */
+    double *vk;
+    int64_t iu;
+    int anyf;      /* a fault is planned on some process (the setup's all-reduce): the steps ask
+                    * each other whether a panel is to be factored in halves (FT_REGION_PANEL) */
     /* the checkpoint of Q, each process its own elements: ck[CKP_NS lj + e] for its local
      * columns lj of the finished columns c < ckdone, the sums now, the two copies of its tau */
     uint64_t *ck, *cknow;
@@ -150,10 +158,69 @@ static void ckp_take(pq_t *p, int64_t c0, int64_t c1)
 
 static int same_bits(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
+/* this process's local columns of the panel [c0, c1) (one column block: consecutive local
+ * columns), or none: *l0 and the count */
+static int panel_cols(const pq_t *p, int64_t c0, int64_t c1, int64_t *l0)
+{
+    const int *d = p->dA;
+    const int lc = dist_numroc(d[N_], d[NB_], p->g.mycol, d[CSRC_], p->g.npcol);
+    int nc = 0;
+    for (int64_t lj = 0; lj < lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
+        if (c >= c0 && c < c1 && nc++ == 0) *l0 = lj;
+    }
+    return nc;
+}
+
+/* after the panel [c0, c1), with its checkpoint: its vectors and tau as they are now */
+static void inuse_keep(pq_t *p, int64_t c0, int64_t c1)
+{
+    int64_t l0 = 0;
+    const int nc = panel_cols(p, c0, c1, &l0), lr = p->W.lr, lld = p->dA[LLD_];
+    for (int x = 0; x < nc; x++) memcpy(p->vk + (size_t)x * lr, p->A + (l0 + x) * lld, sizeof(double) * (size_t)lr);
+    if (nc) memcpy(p->vk + (size_t)p->dA[NB_] * lr, p->tau + l0, sizeof(double) * (size_t)nc);
+}
+
+/* after the update that applied the panel [c0, c1): its vectors (below the diagonal) and tau
+ * against what inuse_keep kept. A change — the update may have used it — is restored and the
+ * columns after the panel marked for re-factoring (p->iu; the verification decides it over the
+ * grid). */
+static void inuse_check(pq_t *p, int64_t c0, int64_t c1, int64_t step)
+{
+    int64_t l0 = 0;
+    const int nc = panel_cols(p, c0, c1, &l0), lr = p->W.lr, lld = p->dA[LLD_];
+    const double *tk = p->vk + (size_t)p->dA[NB_] * lr;
+    int hit = 0;
+    for (int x = 0; x < nc; x++) {
+        const int64_t c = dist_global(l0 + x, p->dA[NB_], p->g.mycol, p->dA[CSRC_], p->g.npcol) -
+                          (p->ja - 1);
+        double *a = p->A + (l0 + x) * lld;
+        const double *k = p->vk + (size_t)x * lr;
+        for (int64_t li = 0; li < lr; li++) {
+            if (p->rowg[li] <= c || same_bits(a[li], k[li])) continue;
+            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_REFLECTORS, p->rowg[li], c, step,
+                            a[li], k[li]);
+            a[li] = k[li], hit++;
+        }
+        if (!same_bits(p->tau[l0 + x], tk[x])) {
+            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_REFLECTORS, c, c, step,
+                            p->tau[l0 + x], tk[x]);
+            p->tau[l0 + x] = tk[x], hit++;
+        }
+    }
+    if (hit) {
+        p->rep->detected++, p->rep->located += hit;
+        ft_log(p->ctx, 1, "pdgeqrf: %d element(s) of the panel at column %lld changed while its "
+               "update used them: restored, the columns after it to be re-factored", hit,
+               (long long)c0);
+        if (p->iu < 0 || c1 < p->iu) p->iu = c1;
+    }
+}
+
 /* every finished column (c < ckdone) against the checkpoint, each process its own elements:
  * tau voted among its three copies, up to two changed elements of a column restored;
  * FT_ERR_UNCORRECTABLE (on every process) when a column or a tau cannot be */
-static int ckp_verify(pq_t *p, int64_t step)
+static int ckp_verify(pq_t *p, int64_t step, int pend)
 {
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
@@ -212,7 +279,7 @@ static int ckp_verify(pq_t *p, int64_t step)
                    (long long)r, (long long)c);
         }
     }
-    double v = bad; /* a verdict every process shares */
+    double v = bad + pend; /* a verdict every process shares (pend: what is still to be done) */
     dist_allsum(g, &v, 1, 1);
     return v > 0 ? FT_ERR_UNCORRECTABLE : FT_SUCCESS;
 }
@@ -354,6 +421,51 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
     return FT_SUCCESS;
 }
 
+/* the faults of the regions inside a step, by their owners: FT_REGION_PANEL (row, col) of the
+ * panel [i, i + jb) between its two halves, row >= i; FT_REGION_REFLECTORS between the panel's
+ * checkpoint and the update that applies it: row > col an element of a vector of the panel, row =
+ * col its tau (on the process owning that diagonal element) */
+static void inject_step(pq_t *p, int64_t call, int64_t step, ft_region_t reg, int64_t i, int64_t jb)
+{
+    ft_fault_t f[FT_MAX_FAULTS];
+    const int nf = ft_inject_take(p->ctx, call, reg, step, f, FT_MAX_FAULTS);
+    uint64_t *rng = &p->ctx->rng;
+    for (int x = 0; x < nf; x++) {
+        int64_t r = f[x].row, c = f[x].col;
+        if (c < 0) c = i + (int64_t)(ft_rng_next(rng) % (uint64_t)jb);
+        if (reg == FT_REGION_PANEL) {
+            if (r < 0) r = i + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->m - i));
+        } else if (r < 0) {
+            r = c + 1 < p->m ? c + 1 + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->m - c - 1)) : c;
+        }
+        const int in = c >= i && c < i + jb && r < p->m && (reg == FT_REGION_PANEL ? r >= i : r >= c);
+        double *e = !in ? NULL : dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c);
+        if (e && reg == FT_REGION_REFLECTORS && r == c)
+            e = p->tau + dist_local(p->ja - 1 + c, p->dA[NB_], p->g.npcol);
+        if (!e) {
+            ft_log(p->ctx, 1, "pdgeqrf: fault (%lld, %lld) at step %lld not applied: %s",
+                   (long long)r, (long long)c, (long long)step,
+                   in ? "not on this process" : "outside the region");
+            continue;
+        }
+        const double before = *e;
+        *e = f[x].bit >= 0 ? ft_flip_bit(before, f[x].bit) : before + f[x].value;
+        p->rep->injected++;
+        ft_report_event(p->rep, FT_EVENT_INJECTED, reg, r, c, step, before, *e);
+    }
+}
+
+/* a FT_REGION_PANEL fault planned on this process for this call and step (not taken) */
+static int panel_planned(const pq_t *p, int64_t call, int64_t step)
+{
+    for (int x = 0; x < p->ctx->nfaults; x++) {
+        const ft_fault_t *f = &p->ctx->faults[x];
+        if (f->region == FT_REGION_PANEL && f->call == call && (f->step < 0 || f->step == step))
+            return 1;
+    }
+    return 0;
+}
+
 /* The setup, in one pass over the caller's local array: W := A (the columns W shares with A,
  * all local rows; W's checksum columns zeroed), and from sub(A) the per-column 1-norms and
  * maxima (the thresholds) and the unscaled sums X = sub(A) [e, w] per block (the checksum
@@ -398,7 +510,9 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
         nr[c] = s1, nr[n + c] = mx;
     }
     dist_allsum(g, nr, n, 1);
-    Cdgamx2d(g->ctxt, "All", " ", (int)n, 1, nr + n, (int)n, NULL, NULL, -1, -1, -1);
+    nr[2 * n] = p->ctx->nfaults > 0; /* (with the maxima: no message of its own) */
+    Cdgamx2d(g->ctxt, "All", " ", (int)n + 1, 1, nr + n, (int)n + 1, NULL, NULL, -1, -1, -1);
+    p->anyf = nr[2 * n] > 0.0;
     double amax = 0.0;
     for (int64_t c = 0; c < n; c++)
         if (nr[n + c] > amax || nr[n + c] != nr[n + c]) amax = nr[n + c];
@@ -515,7 +629,7 @@ static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
 static int refactor_from(pq_t *p, int64_t ps, int64_t step)
 {
     /* the reflectors of [0, ps) are applied again: against their checkpoint first */
-    FT_CHECK(ckp_verify(p, step));
+    FT_CHECK(ckp_verify(p, step, 0));
     p->ckdone = ps < p->ckdone ? ps : p->ckdone; /* the panels from ps on are factored again */
     p->r0 = 0; /* CK formed again: the next verification reads every row */
     const int nc = (int)(p->n - ps), jc = p->ja + (int)ps;
@@ -589,6 +703,9 @@ static int run(pq_t *p)
         p->tau1 = malloc(sizeof(double) * (size_t)(2 * l1));
         if (!p->ck || !p->tau1) return FT_ERR_ALLOC;
         p->cknow = p->ck + CKP_NS * l1, p->tau2 = p->tau1 + l1;
+        p->vk = malloc(sizeof(double) * ((size_t)d[NB_] * (size_t)(p->W.lr > 1 ? p->W.lr : 1) + (size_t)d[NB_]));
+        if (!p->vk) return FT_ERR_ALLOC;
+        p->iu = -1;
         p->ckdone = 0;
     }
     p->hC = p->hX + m * c2, p->hR = p->hC + m * c2;
@@ -619,15 +736,33 @@ static int run(pq_t *p)
         int info = 0;
         const int mi = (int)(m - j), jbi = (int)jb, iaj = p->ia + (int)j, jaj = p->ja + (int)j;
         const double tpn = ft_wtime();
-        pdgeqrf_(&mi, &jbi, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
+        /* a planned panel fault anywhere: every process factors this panel in two halves, the
+         * first's reflectors applied to the second before it, with the fault in between */
+        int half = 0;
+        if (p->anyf && jb >= 2) {
+            double v = panel_planned(p, call, step);
+            Cdgamx2d(g->ctxt, "All", " ", 1, 1, &v, 1, NULL, NULL, -1, -1, -1);
+            half = v > 0.0 ? jbi / 2 : 0;
+        }
+        if (half) {
+            const int h2 = jbi - half, jah = jaj + half, mh = mi - half, iah = iaj + half;
+            pdgeqrf_(&mi, &half, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
+            if (info || (st = ormqr(p, mi, h2, half, iaj, jaj, p->A, iaj, jah, d))) return FT_ERR_INTERNAL;
+            inject_step(p, call, step, FT_REGION_PANEL, j, jb);
+            pdgeqrf_(&mh, &h2, p->A, &iah, &jah, d, p->tau, p->work, &p->lwork, &info);
+        } else {
+            pdgeqrf_(&mi, &jbi, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
+        }
         if (info) return FT_ERR_INTERNAL;
         {
             const double tc = ft_wtime();
             p->pf[PF_PANEL] += tc - tpn;
             ckp_take(p, j, j + jb);
+            inuse_keep(p, j, j + jb);
             tp += ft_wtime() - tc;
             p->pf[PF_CKP] += ft_wtime() - tc;
         }
+        if (p->ctx->nfaults) inject_step(p, call, step, FT_REGION_REFLECTORS, j, jb);
         const double tu = ft_wtime();
         /* the panel's block reflector (T once) on the trailing matrix and on the checksums, as
          * PDGEQRF does it (PDORMQR with k <= NB would apply the reflectors one at a time) */
@@ -638,6 +773,12 @@ static int run(pq_t *p)
         pdlarfb_("L", "T", "F", "C", &mi, &ntc, &jbi, p->A, &iaj, &jaj, d, T, p->A, &iaj, &jat, d,
                  w2, 1, 1, 1, 1);
         p->pf[PF_UPDATE] += ft_wtime() - tu;
+        {
+            const double tc = ft_wtime();
+            inuse_check(p, j, j + jb, step);
+            tp += ft_wtime() - tc;
+            p->pf[PF_CKP] += ft_wtime() - tc;
+        }
         j += jb, step++;
         if (!checkable) continue;
 
@@ -649,11 +790,19 @@ static int run(pq_t *p)
         if (j >= kk) p->r0 = 0; /* the last verification reads every row */
         const int64_t r0 = p->r0;
         int64_t nf = compare(p, j, loc, afit);
-        if (nf) {
+        /* the first panel whose reflectors changed while its update used them (inuse_check),
+         * over the grid: the columns after it are re-factored */
+        int64_t psu = -1;
+        {
+            double v = p->iu >= 0 ? (double)(n - p->iu) : -1.0;
+            Cdgamx2d(g->ctxt, "All", " ", 1, 1, &v, 1, NULL, NULL, -1, -1, -1);
+            if (v >= 0.0) psu = n - (int64_t)v;
+        }
+        if (nf || psu >= 0) {
             /* a consumed error anywhere (a row or a block's fit pointing into a finished panel
              * below its diagonal): re-factor from the first panel it reached */
             int64_t ps = -1, nloc = 0, bad = 0, nck = 0;
-            for (int64_t x = 0; x < m * p->ncb + p->ncb; x++) {
+            for (int64_t x = 0; nf && x < m * p->ncb + p->ncb; x++) {
                 const int agg = x >= m * p->ncb;
                 int64_t c = agg ? afit[x - m * p->ncb] : loc[x], l = agg ? 0 : x % m;
                 if (agg && c >= n) c -= n, l = m; /* consumed (compare) */
@@ -674,6 +823,7 @@ static int run(pq_t *p)
                 }
             }
             if (p->root) p->rep->detected += (nloc || ps >= 0 ? 1 : 0) + bad;
+            if (psu >= 0 && (ps < 0 || psu < ps)) ps = psu; /* (detected where it was found) */
             if (ps >= 0 && refactors < 3) {
                 refactors++;
                 ft_log(p->ctx, 2,
@@ -682,6 +832,7 @@ static int run(pq_t *p)
                        (long long)ps);
                 const double tr = ft_wtime();
                 FT_CHECK(refactor_from(p, ps, step));
+                p->iu = -1; /* (ps <= psu: the columns after that panel too) */
                 if (p->root) {
                     p->rep->located++, p->rep->recovered++, p->rep->corrected++;
                     p->rep->recovery |= 2;
@@ -790,7 +941,9 @@ static int run(pq_t *p)
     }
     { /* the Householder vectors and tau against their checkpoint */
         const double tc = ft_wtime();
-        const int sq = ckp_verify(p, step);
+        /* (with a panel whose reflectors changed in use and were not re-factored after: no
+         * verification ran since — unchecked thresholds — so the result is reported) */
+        const int sq = ckp_verify(p, step, p->iu >= 0);
         if (sq && !status) status = sq;
         tp += ft_wtime() - tc;
         p->pf[PF_CKP] += ft_wtime() - tc;
@@ -894,7 +1047,7 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     }
     ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* W */
     free(p.E.a), free(p.hX), free(p.hB), free(p.thr), free(p.work);
-    free(p.rowg), free(p.ck), free(p.tau1);
+    free(p.rowg), free(p.ck), free(p.tau1), free(p.vk);
     double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
     dist_allsum(&p.g, &v, 1, 1);
     if (v > 0.0 && st == 0) st = FT_ERR_INTERNAL;
