@@ -68,11 +68,12 @@ typedef struct {
     int root;
     int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
     int q;         /* verify after every q-th panel step (and after the last) */
-    /* the panel's vectors below its diagonal and its tau as the panel left them (vk: this
-     * process's local rows x columns of the panel, then its tau), compared after the update that
-     * applies them; iu: the end of the first panel whose reflectors changed in that window
-     * (restored then; the columns after it are re-factored at the next verification), or -1 */
-    double *vk;
+    /* the panel's vectors below its diagonal as the panel left them (vk: a hash of each of this
+     * process's local columns of the panel; tau: the checkpoint's copies), compared after the
+     * update that applies them; iu: the end of the first panel whose reflectors changed in that
+     * window (the columns after it are re-factored at the next verification, the checkpoint
+     * restoring the changed elements first), or -1 */
+    uint64_t *vk;
     int64_t iu;
     int anyf;      /* a fault is planned on some process (the setup's all-reduce): the steps ask
                     * each other whether a panel is to be factored in halves (FT_REGION_PANEL) */
@@ -172,47 +173,58 @@ static int panel_cols(const pq_t *p, int64_t c0, int64_t c1, int64_t *l0)
     return nc;
 }
 
-/* after the panel [c0, c1), with its checkpoint: its vectors and tau as they are now */
+static void local_rows(const pq_t *p, int64_t r0, int64_t *lo, int64_t *hi);
+
+/* the sum mod 2^64 of the bit patterns of local column lj's elements below the diagonal of
+ * column c (a change of one element always changes it) */
+static uint64_t col_hash(const pq_t *p, int64_t lj, int64_t c)
+{
+    const double *a = p->A + lj * p->dA[LLD_];
+    uint64_t h = 0;
+    int64_t lo, hi;
+    local_rows(p, c + 1, &lo, &hi);
+    for (int64_t li = lo; li < hi; li++) {
+        uint64_t v;
+        memcpy(&v, a + li, sizeof v);
+        h += v; /* (local_rows: every row in [lo, hi) is a row of sub(A) below c) */
+    }
+    return h;
+}
+
+/* after the panel [c0, c1), with its checkpoint: its vectors as they are now (one hash a
+ * local column; tau's copies are the checkpoint's) */
 static void inuse_keep(pq_t *p, int64_t c0, int64_t c1)
 {
     int64_t l0 = 0;
-    const int nc = panel_cols(p, c0, c1, &l0), lr = p->W.lr, lld = p->dA[LLD_];
-    for (int x = 0; x < nc; x++) memcpy(p->vk + (size_t)x * lr, p->A + (l0 + x) * lld, sizeof(double) * (size_t)lr);
-    if (nc) memcpy(p->vk + (size_t)p->dA[NB_] * lr, p->tau + l0, sizeof(double) * (size_t)nc);
+    const int nc = panel_cols(p, c0, c1, &l0);
+    for (int x = 0; x < nc; x++)
+        p->vk[x] = col_hash(p, l0 + x, dist_global(l0 + x, p->dA[NB_], p->g.mycol, p->dA[CSRC_],
+                                                   p->g.npcol) - (p->ja - 1));
 }
 
 /* after the update that applied the panel [c0, c1): its vectors (below the diagonal) and tau
- * against what inuse_keep kept. A change — the update may have used it — is restored and the
- * columns after the panel marked for re-factoring (p->iu; the verification decides it over the
- * grid). */
+ * against inuse_keep's hashes and the checkpoint's copies of tau. A change — the update may
+ * have used it — marks the columns after the panel for re-factoring (p->iu; the verification
+ * decides it over the grid, and the checkpoint restores the changed elements first) */
 static void inuse_check(pq_t *p, int64_t c0, int64_t c1, int64_t step)
 {
     int64_t l0 = 0;
-    const int nc = panel_cols(p, c0, c1, &l0), lr = p->W.lr, lld = p->dA[LLD_];
-    const double *tk = p->vk + (size_t)p->dA[NB_] * lr;
+    const int nc = panel_cols(p, c0, c1, &l0);
     int hit = 0;
     for (int x = 0; x < nc; x++) {
         const int64_t c = dist_global(l0 + x, p->dA[NB_], p->g.mycol, p->dA[CSRC_], p->g.npcol) -
                           (p->ja - 1);
-        double *a = p->A + (l0 + x) * lld;
-        const double *k = p->vk + (size_t)x * lr;
-        for (int64_t li = 0; li < lr; li++) {
-            if (p->rowg[li] <= c || same_bits(a[li], k[li])) continue;
-            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_REFLECTORS, p->rowg[li], c, step,
-                            a[li], k[li]);
-            a[li] = k[li], hit++;
-        }
-        if (!same_bits(p->tau[l0 + x], tk[x])) {
-            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_REFLECTORS, c, c, step,
-                            p->tau[l0 + x], tk[x]);
-            p->tau[l0 + x] = tk[x], hit++;
-        }
+        const int hv = col_hash(p, l0 + x, c) != p->vk[x];
+        const int ht = !same_bits(p->tau[l0 + x], p->tau1[l0 + x]);
+        if (hv || ht)
+            ft_report_event(p->rep, FT_EVENT_LOCATED, FT_REGION_REFLECTORS, ht && !hv ? c : -1, c,
+                            step, 0.0, 0.0);
+        hit += hv + ht;
     }
     if (hit) {
-        p->rep->detected++, p->rep->located += hit;
-        ft_log(p->ctx, 1, "pdgeqrf: %d element(s) of the panel at column %lld changed while its "
-               "update used them: restored, the columns after it to be re-factored", hit,
-               (long long)c0);
+        p->rep->detected++;
+        ft_log(p->ctx, 1, "pdgeqrf: the panel at column %lld changed while its update used it: "
+               "the columns after it to be re-factored", (long long)c0);
         if (p->iu < 0 || c1 < p->iu) p->iu = c1;
     }
 }
@@ -703,7 +715,7 @@ static int run(pq_t *p)
         p->tau1 = malloc(sizeof(double) * (size_t)(2 * l1));
         if (!p->ck || !p->tau1) return FT_ERR_ALLOC;
         p->cknow = p->ck + CKP_NS * l1, p->tau2 = p->tau1 + l1;
-        p->vk = malloc(sizeof(double) * ((size_t)d[NB_] * (size_t)(p->W.lr > 1 ? p->W.lr : 1) + (size_t)d[NB_]));
+        p->vk = malloc(sizeof(uint64_t) * (size_t)d[NB_]);
         if (!p->vk) return FT_ERR_ALLOC;
         p->iu = -1;
         p->ckdone = 0;
