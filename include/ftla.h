@@ -113,7 +113,8 @@ typedef struct {
     int tile;         /**< ft_dgemm verification tile (rows and columns); 0 = automatic */
     double tol;       /**< threshold safety factor c in c*u*bound (docs/thresholds.md); 0 = 2.0 */
     int backup_c;     /**< ft_dgemm, beta != 0: keep a copy of C for tile recomputation.
-                           -1 = automatic (host data: yes; _gpu: no), 0 = never, 1 = always */
+                           -1 = automatic (host data: yes; _gpu: no), 0 = never, 1 = always;
+                           ft_pdgemm: 1 only (failing rows computed again, docs/dist.md) */
     int nb;           /**< ft_dgeqrf block size; 0 = automatic */
     int verify_every; /**< ft_dgeqrf online verification every q panels; 0 = only at the end */
     int crossover;    /**< ft_dgeqrf: min(m,n) <= crossover (> 0) runs plain host LAPACK,

@@ -118,6 +118,51 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
                      (long long)rep.corrected, err / (nrm > 0 ? nrm : 1));
             result(g, ok, what);
         }
+    /* two faults in one row of C, a large and a small one (on the processes owning them), with
+     * the input C kept (policy.backup_c = 1): the row computed again — located from its two
+     * checks, the small one would be absorbed by the large one's rebuild (docs/dist.md) */
+    for (int r = 0; r < g->nprow * g->npcol && n >= 4; r++) {
+        long fi = -1, fj = -1;
+        for (long j = 0; j < n && fi < 0; j++)
+            for (long i = (r * 5 + j) % (m > 0 ? m : 1); i < m; i++)
+                if (owner(g, &C, i1 - 1 + i, j1 - 1 + j) == r) {
+                    fi = i, fj = j;
+                    break;
+                }
+        if (fi < 0) continue;
+        const long fj2 = (fj + 3) % n;
+        memcpy(C.a, C0.a, bytes);
+        ft_context_t *ctx = NULL;
+        ft_context_create(&ctx, FT_DEVICE_CPU);
+        ft_policy_t pol;
+        ft_context_get_policy(ctx, &pol);
+        pol.backup_c = 1;
+        ft_context_set_policy(ctx, &pol);
+        for (int x = 0; x < 2; x++) {
+            const long j = x ? fj2 : fj;
+            if (owner(g, &C, i1 - 1 + fi, j1 - 1 + j) != me_in(g)) continue;
+            ft_fault_t f = {
+                .region = FT_REGION_C, .row = fi, .col = j, .bit = x ? 30 : 61, .call = -1, .step = -1};
+            ft_inject_add(ctx, &f);
+        }
+        st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
+                          beta, C.a, i1, j1, C.desc, &rep);
+        ft_context_destroy(ctx);
+        double *G = gather(g, &C), err = 0.0, nrm = 0.0;
+        for (long x = 0; x < (long)C.desc[2] * C.desc[3]; x++) {
+            err = fmax(err, fabs(G[x] - R[x]));
+            nrm = fmax(nrm, fabs(R[x]));
+        }
+        free(G);
+        ok = st == 0 && rep.injected == 2 && rep.corrected >= 1 && rep.recomputed >= 1 &&
+             err <= 1e-13 * nrm;
+        snprintf(what, sizeof what,
+                 "pdgemm %dx%d nb %d %c%c: bits 61, 30 of C(%ld,%ld), C(%ld,%ld), C kept: row "
+                 "computed again (st %d, recomputed %lld, err %.1e)",
+                 g->nprow, g->npcol, nb, ta, tb, fi, fj, fi, fj2, st, (long long)rep.recomputed,
+                 err / (nrm > 0 ? nrm : 1));
+        result(g, ok, what);
+    }
     free(R), free(A.a), free(B.a), free(C.a), free(C0.a), free(Cr.a);
 }
 
@@ -484,16 +529,21 @@ static int campaign(int trials, uint64_t seed, int q, int nf)
         const int bit = (int)(rng_next(&rng) % 64);
         ft_context_t *ctx = NULL;
         ft_context_create(&ctx, FT_DEVICE_CPU);
-        if (q > 0) { /* policy.verify_every */
+        /* policy.verify_every; and every other ft_pdgemm trial with the input C kept
+         * (policy.backup_c = 1: failing rows computed again instead of located) */
+        const int keep = !qr && t % 4 == 2;
+        if (q > 0 || keep) {
             ft_policy_t pol;
             ft_context_get_policy(ctx, &pol);
-            pol.verify_every = q;
+            if (q > 0) pol.verify_every = q;
+            if (keep) pol.backup_c = 1;
             ft_context_set_policy(ctx, &pol);
         }
         ft_report_t rep;
         int st, cls;
         double effect = 0.0, limit = 0.0;
         char tregs[160] = "C";
+        if (!qr && t % 4 == 2) snprintf(tregs, sizeof tregs, "C kept");
         double terr = 0.0; /* dgemm: the largest error; dgeqrf: the larger dqrt01 ratio */
         if (!qr) {
             /* nf faults in C (every fifth trial none), each added by the process owning it */

@@ -9,10 +9,13 @@
  * abft_check's threshold (the same decision rule as ft_dgemm, with |op(A)| row norms, the
  * block sums of |op(B)| and of |C| reduced over the grid). The m x 2nt checks are replicated on
  * every process (one all-reduce), so every process takes the same decisions; each corrects the
- * elements it owns. A failing row is located by the ratio of its residuals (abft_locate); the
- * located elements are set to 0, the row sums formed again, and each is rebuilt from its check:
- * C(i, j) = (alpha P + beta C0S - CS_without)(i, J) / sigma — so Inf or NaN are corrected too.
- * A final verification must pass; otherwise FT_ERR_UNCORRECTABLE.
+ * elements it owns. A row of a tile whose checks show a data error is computed again from the
+ * operands by PDGEMM on that row (beta != 0: from the input C, kept by a copy before the product;
+ * a tile with more than eight such rows whole) — whatever the errors in it, Inf and NaN
+ * included: two errors in one row cannot be located from its two checks (until 2026-11-25 a
+ * failing row was located by the ratio of its residuals and the element rebuilt from its check,
+ * which the distributed campaign with several faults a trial showed absorbing a second, small
+ * error of the same row). A final verification must pass; otherwise FT_ERR_UNCORRECTABLE.
  */
 #include "abft/abft.h"
 #include "core/context.h"
@@ -41,6 +44,8 @@ typedef struct {
     double *anorm, *zmax;   /* m, nt */
     double *h, *s;          /* m x nt: block sums of |C0|, |C| */
     int root;               /* this process counts the replicated decisions */
+    double *C0;             /* beta != 0: this process's local array of C before the product,
+                             * for the rows recomputed on the rare path */
 } pg_t;
 
 static int notrans(char t) { return t == 'N' || t == 'n'; }
@@ -286,6 +291,13 @@ static int run(pg_t *p)
         p->zmax[J] = mx;
     }
     if (p->beta != 0.0) FT_CHECK(c_sums(p, p->hC0, p->h));
+    if (p->beta != 0.0 && p->ctx->policy.backup_c == 1) {
+        const int clc = dist_numroc(p->dC[N_], p->dC[NB_], g->mycol, p->dC[CSRC_], g->npcol);
+        const size_t nl = (size_t)p->dC[LLD_] * (size_t)(clc > 0 ? clc : 0);
+        p->C0 = malloc(sizeof(double) * (nl > 0 ? nl : 1));
+        if (!p->C0) return FT_ERR_ALLOC;
+        memcpy(p->C0, p->C, sizeof(double) * nl);
+    }
     double tp = ft_wtime() - t0;
 
     /* the product */
@@ -301,86 +313,144 @@ static int run(pg_t *p)
     if (p->root) p->rep->checks += (int64_t)m * p->nt, p->rep->unchecked += nu;
     int status = FT_SUCCESS;
     if (nf > 0) {
-        /* locate: a data error shows in both checks; one check alone is the checksum's */
         int64_t nloc = 0, bad = 0;
-        for (int64_t J = 0; J < p->nt; J++)
-            for (int64_t i = 0; i < m; i++) {
-                const int r = fail[i + J * m];
-                if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
-                const int64_t e = i + 2 * J * m, w = e + m;
-                const double pe =
-                    p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
-                const double pw =
-                    p->alpha * p->hP[w] + (p->beta != 0.0 ? p->beta * p->hC0[w] : 0.0);
-                const double de = p->hCS[e] - pe, dw = p->hCS[w] - pw;
-                const int64_t tj = n - J * p->T < p->T ? n - J * p->T : p->T;
-                const int64_t jj =
-                    isfinite(de) && isfinite(dw) && de != 0.0 ? abft_locate(dw / de, p->W) : -1;
-                if (abft_is_checksum_only(r)) {
-                    /* the plain check alone: a data error delta in (tau, tau / w_j] shows in
-                     * the weighted one as w_j delta <= tau — data when the ratio locates a
-                     * column consistently; else (and the weighted check alone, which data
-                     * cannot cause: w <= 1) the prediction was hit, the data are untouched */
-                    double tau = 0.0;
-                    abft_check(p->tol, p->k, tj, p->alpha, p->beta, p->anorm[i], p->zmax[J],
-                               p->beta != 0.0 ? p->h[i + J * m] : 0.0, p->s[i + J * m], de, dw,
-                               p->rsig, &tau);
-                    if (r != ABFT_FAIL_PLAIN || jj < 0 || jj >= tj ||
-                        !abft_consistent(de, dw, jj, p->W, tau)) {
-                        if (p->root) p->rep->checksum_errors++;
-                        fail[i + J * m] = ABFT_PASS; /* not data: nothing to re-check */
-                        continue;
-                    }
+        /* the rows computed again where that needs no input C (beta = 0) or it was kept
+         * (policy.backup_c = 1); else located and rebuilt from their checks, one error a row */
+        const int recomp = p->beta == 0.0 || p->C0 != NULL;
+        if (recomp) {
+            /* every failing row of a tile is computed again (below), even where one check alone
+             * fails — with one error that is the checksum's (the prediction hit: data cannot fail
+             * the weighted check alone, w <= 1, and fail the plain one alone only with a
+             * consistent location), but two errors in one row can cancel in either check; what
+             * still fails one check alone after the row is computed again is the checksum's */
+            for (int64_t J = 0; J < p->nt; J++)
+                for (int64_t i = 0; i < m; i++) {
+                    const int r = fail[i + J * m];
+                    if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
+                    fail[i + J * m] = 1000;
+                    nloc++;
                 }
-                if (jj < 0 || jj >= tj) { /* a NaN / Inf element: the row's non-finite one */
-                    int64_t found = -1;
-                    for (int64_t c = J * p->T; c < J * p->T + tj && found < 0; c++) {
-                        double v = 0.0,
-                               *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
-                        if (x && !isfinite(*x)) v = 1.0;
-                        dist_allsum(g, &v, 1, 1); /* collective: every process loops alike */
-                        if (v > 0.0) found = c - J * p->T;
+            /* Each flagged row of a tile is computed again from the operands (and, beta != 0, the
+             * input C kept): whatever the errors in it. The row's two checks locate one error by
+             * their ratio, but two in one row (a large and a small one) are located as one, whose
+             * rebuild absorbs the other, and the re-check cannot see it where the two columns'
+             * weights are close (the distributed campaign with several faults a trial,
+             * docs/dist.md); recomputing a row leaves nothing to locate. A tile with more than
+             * eight flagged rows is computed again whole. Every process takes part (the flags are
+             * replicated). */
+            for (int64_t J = 0; J < p->nt && nloc; J++) {
+                const int tj = (int)(n - J * p->T < p->T ? n - J * p->T : p->T);
+                int64_t cnt = 0;
+                for (int64_t i = 0; i < m; i++) cnt += fail[i + J * m] >= 1000;
+                if (!cnt) continue;
+                const int whole = cnt > 8;
+                for (int64_t i = 0; i < m; i++) {
+                    if (!whole && fail[i + J * m] < 1000) continue;
+                    const int rows = whole ? m : 1;
+                    const int i0 = whole ? 0 : (int)i;
+                    /* the rows' input C back (beta != 0), then the product for them */
+                    for (int x = 0; x < rows && p->C0; x++)
+                        for (int c = 0; c < tj; c++) {
+                            double *e = dist_elem(g, p->C, p->dC, p->ic - 1 + i0 + x,
+                                                  p->jc - 1 + J * p->T + c);
+                            if (e) *e = p->C0[e - p->C];
+                        }
+                    const int ai = notrans(p->ta) ? p->ia + i0 : p->ia;
+                    const int aj = notrans(p->ta) ? p->ja : p->ja + i0;
+                    const int bi = notrans(p->tb) ? p->ib : p->ib + (int)(J * p->T);
+                    const int bj = notrans(p->tb) ? p->jb + (int)(J * p->T) : p->jb;
+                    const int ci = p->ic + i0, cj = p->jc + (int)(J * p->T);
+                    pdgemm_(&p->ta, &p->tb, &rows, &tj, &k, &p->alpha, p->A, &ai, &aj, p->dA, p->B,
+                            &bi, &bj, p->dB, &p->beta, p->C, &ci, &cj, p->dC, 1, 1);
+                    if (p->root) {
+                        p->rep->recomputed++;
+                        ft_report_event(p->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, whole ? -1 : i,
+                                        J * p->T, J, 0.0, 0.0);
                     }
-                    if (found < 0) {
-                        bad++;
-                        fail[i + J * m] = -2;
-                        continue;
-                    }
-                    fail[i + J * m] = (int)(1000 + found);
-                } else {
-                    fail[i + J * m] = (int)(1000 + jj);
+                    if (whole) break;
                 }
-                nloc++;
             }
-        if (p->root) p->rep->detected += nloc + bad, p->rep->located += nloc;
-        /* rebuild the located elements from their checks */
-        for (int64_t J = 0; J < p->nt; J++)
-            for (int64_t i = 0; i < m; i++)
-                if (fail[i + J * m] >= 1000) {
-                    double *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i,
-                                          p->jc - 1 + J * p->T + (fail[i + J * m] - 1000));
-                    if (x) *x = 0.0;
-                }
-        if (nloc && (status = c_sums(p, p->hCS, p->s))) {
-            free(fail);
-            return status;
-        }
-        for (int64_t J = 0; J < p->nt; J++)
-            for (int64_t i = 0; i < m; i++)
-                if (fail[i + J * m] >= 1000) {
-                    const int64_t e = i + 2 * J * m, c = J * p->T + (fail[i + J * m] - 1000);
+        } else {
+            /* locate: a data error shows in both checks; one check alone is the checksum's */
+            for (int64_t J = 0; J < p->nt; J++)
+                for (int64_t i = 0; i < m; i++) {
+                    const int r = fail[i + J * m];
+                    if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
+                    const int64_t e = i + 2 * J * m, w = e + m;
                     const double pe =
                         p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
-                    double *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
-                    if (x) {
-                        const double before = *x;
-                        *x = (pe - p->hCS[e]) * p->rsig;
-                        ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_C, i, c, J, before,
-                                        *x);
+                    const double pw =
+                        p->alpha * p->hP[w] + (p->beta != 0.0 ? p->beta * p->hC0[w] : 0.0);
+                    const double de = p->hCS[e] - pe, dw = p->hCS[w] - pw;
+                    const int64_t tj = n - J * p->T < p->T ? n - J * p->T : p->T;
+                    const int64_t jj =
+                        isfinite(de) && isfinite(dw) && de != 0.0 ? abft_locate(dw / de, p->W) : -1;
+                    if (abft_is_checksum_only(r)) {
+                        /* the plain check alone: a data error delta in (tau, tau / w_j] shows in
+                         * the weighted one as w_j delta <= tau — data when the ratio locates a
+                         * column consistently; else (and the weighted check alone, which data
+                         * cannot cause: w <= 1) the prediction was hit, the data are untouched */
+                        double tau = 0.0;
+                        abft_check(p->tol, p->k, tj, p->alpha, p->beta, p->anorm[i], p->zmax[J],
+                                   p->beta != 0.0 ? p->h[i + J * m] : 0.0, p->s[i + J * m], de, dw,
+                                   p->rsig, &tau);
+                        if (r != ABFT_FAIL_PLAIN || jj < 0 || jj >= tj ||
+                            !abft_consistent(de, dw, jj, p->W, tau)) {
+                            if (p->root) p->rep->checksum_errors++;
+                            fail[i + J * m] = ABFT_PASS; /* not data: nothing to re-check */
+                            continue;
+                        }
                     }
+                    if (jj < 0 || jj >= tj) { /* a NaN / Inf element: the row's non-finite one */
+                        int64_t found = -1;
+                        for (int64_t c = J * p->T; c < J * p->T + tj && found < 0; c++) {
+                            double v = 0.0,
+                                   *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
+                            if (x && !isfinite(*x)) v = 1.0;
+                            dist_allsum(g, &v, 1, 1); /* collective: every process loops alike */
+                            if (v > 0.0) found = c - J * p->T;
+                        }
+                        if (found < 0) {
+                            bad++;
+                            fail[i + J * m] = -2;
+                            continue;
+                        }
+                        fail[i + J * m] = (int)(1000 + found);
+                    } else {
+                        fail[i + J * m] = (int)(1000 + jj);
+                    }
+                    nloc++;
                 }
-        /* verify again: a check of a corrected row that fails now, even one check alone (a
-         * wrong location leaves the weighted residual), or a data error anywhere, is left */
+            if (p->root) p->rep->detected += nloc + bad, p->rep->located += nloc;
+            /* rebuild the located elements from their checks */
+            for (int64_t J = 0; J < p->nt; J++)
+                for (int64_t i = 0; i < m; i++)
+                    if (fail[i + J * m] >= 1000) {
+                        double *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i,
+                                              p->jc - 1 + J * p->T + (fail[i + J * m] - 1000));
+                        if (x) *x = 0.0;
+                    }
+            if (nloc && (status = c_sums(p, p->hCS, p->s))) {
+                free(fail);
+                return status;
+            }
+            for (int64_t J = 0; J < p->nt; J++)
+                for (int64_t i = 0; i < m; i++)
+                    if (fail[i + J * m] >= 1000) {
+                        const int64_t e = i + 2 * J * m, c = J * p->T + (fail[i + J * m] - 1000);
+                        const double pe =
+                            p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
+                        double *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
+                        if (x) {
+                            const double before = *x;
+                            *x = (pe - p->hCS[e]) * p->rsig;
+                            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_C, i, c, J, before,
+                                            *x);
+                        }
+                    }
+        }
+        /* verify again: a check of a recomputed row that fails now, even one check alone, or a
+         * data error anywhere, is left (an error in the operands themselves recurs) */
         int64_t left = 0;
         if (nloc) {
             int *was = malloc(sizeof(int) * (size_t)m * (size_t)p->nt);
@@ -392,11 +462,17 @@ static int run(pg_t *p)
             }
             int64_t nu2 = 0;
             verify(p, fail, &nu2);
-            for (int64_t x = 0; x < (int64_t)m * p->nt; x++)
-                if (fail[x] != ABFT_PASS && fail[x] != ABFT_UNVERIFIABLE &&
-                    (was[x] >= 1000 || !abft_is_checksum_only(fail[x])))
-                    left++;
+            int64_t ck = 0;
+            for (int64_t x = 0; x < (int64_t)m * p->nt; x++) {
+                if (fail[x] == ABFT_PASS || fail[x] == ABFT_UNVERIFIABLE) continue;
+                if (recomp && was[x] >= 1000 && abft_is_checksum_only(fail[x]))
+                    ck++; /* computed again, one check alone still failing: the checksum */
+                else if (recomp || was[x] >= 1000 || !abft_is_checksum_only(fail[x]))
+                    left++; /* (rebuilt: a wrong location leaves the weighted residual) */
+            }
             free(was);
+            if (recomp && p->root) p->rep->checksum_errors += ck, p->rep->detected += nloc - ck;
+            nloc -= ck;
         }
         if (left || bad) {
             status = FT_ERR_UNCORRECTABLE;
@@ -463,7 +539,7 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     p.sig = 1.0 / p.rsig;
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
     st = run(&p);
-    free(p.hP), free(p.anorm), free(p.buf), free(p.ysub);
+    free(p.hP), free(p.anorm), free(p.buf), free(p.ysub), free(p.C0);
     /* a failure of one process (allocation) is every process's */
     double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
     dist_allsum(&p.g, &v, 1, 1);
