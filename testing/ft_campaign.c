@@ -4,10 +4,13 @@
  * each trial classified against a fault-free reference and the documented detection limits
  * (docs/reliability.md), plus a stress set of valid nasty inputs without faults.
  *
- *   ft_campaign [--trials K] [--seed S] [--routine dgemm|dgeqrf|all] [--device cpu|cuda]
+ *   ft_campaign [--trials K] [--seed S] [--routine dgemm|dgeqrf|all|dist] [--device cpu|cuda]
  *               [--faults-per-trial F] [--regions LIST] [--json FILE] [--stress]
  *               [--trial t] [--quiet]
  *
+ * --routine dist (built with MPI and ScaLAPACK; run under mpirun): the distributed routines'
+ * campaign (dist_campaign.c: ft_pdgemm and ft_pdgeqrf in turn on the squarest grid of all
+ * processes, faults on any process and region, --faults-per-trial of them, --verify-every q).
  * Every random choice of trial t comes from a generator seeded by hash(S, routine, t), so
  * `--routine R --trial t` (with the same --seed, --faults-per-trial, --regions) replays it.
  * Output: a `%` header, class tables, the list of gate failures with replay commands, the last
@@ -20,6 +23,10 @@
 
 #include "blas3/dgemm_internal.h" /* dgemm_ooc_plan: --ooc places faults in sub-products */
 #include "abft/abft.h" /* the library's own threshold formulas: the documented-limit oracle */
+#ifdef FTLA_CAMPAIGN_DIST
+#include "dist_campaign.h" /* --routine dist: ft_pdgemm and ft_pdgeqrf under mpirun */
+#include "dist_util.h"     /* Cblacs_pinfo, Cblacs_exit */
+#endif
 
 #include <cblas.h>
 #include <float.h>
@@ -115,9 +122,10 @@ typedef struct {
 typedef struct {
     int64_t trials;
     uint64_t seed;
-    int routines; /* bit 0 dgemm, bit 1 dgeqrf */
+    int routines; /* bit 0 dgemm, bit 1 dgeqrf; 4: dist alone */
     ft_device_t device;
     int F;
+    int vevery; /* --verify-every: --routine dist's policy.verify_every */
     int regmask_gemm, regmask_qr, regions_given;
     char regions_arg[128];
     const char *json;
@@ -1694,7 +1702,9 @@ static void usage(void)
     printf("usage: ft_campaign [options]\n"
            "  --trials K              trials per routine (default 1000)\n"
            "  --seed S                campaign seed (default 1)\n"
-           "  --routine dgemm|dgeqrf|all (default all)\n"
+           "  --routine dgemm|dgeqrf|all (default all), or dist: ft_pdgemm and ft_pdgeqrf\n"
+           "                          under mpirun (built with MPI; 1..4 faults a trial)\n"
+           "  --verify-every q        dist: ft_pdgeqrf's policy.verify_every (default 0)\n"
            "  --device cpu|cuda       backend (default cpu; cuda: exit 77 if unavailable)\n"
            "  --panel auto|cpu|gpu    dgeqrf panel placement (policy.panel; default auto)\n"
            "  --qr-update             dgeqrf with an FT factor attached: errors consumed by\n"
@@ -1771,7 +1781,10 @@ int main(int argc, char **argv)
             if (v && !strcmp(v, "dgemm")) O.routines = 1;
             else if (v && !strcmp(v, "dgeqrf")) O.routines = 2;
             else if (v && !strcmp(v, "all")) O.routines = 3;
+            else if (v && !strcmp(v, "dist")) O.routines = 4;
             else bad = 1;
+        } else if (!strcmp(a, "--verify-every")) {
+            bad = !v || tu_parse_int(v, 0, 1 << 20, &O.vevery);
         } else if (!strcmp(a, "--device")) {
             bad = !v || tu_parse_device(v, &O.device) || O.device == FT_DEVICE_AUTO;
         } else if (!strcmp(a, "--qr-update")) {
@@ -1828,6 +1841,24 @@ int main(int argc, char **argv)
             return 2;
         }
         i += val;
+    }
+    if (O.routines == 4) { /* the distributed routines: their own campaign, under mpirun */
+#ifdef FTLA_CAMPAIGN_DIST
+        if (O.F < 1 || O.F > DIST_CAMPAIGN_MAXF || O.trials > 1000000000) {
+            printf("ft_campaign: --routine dist takes 1..%d faults a trial\n", DIST_CAMPAIGN_MAXF);
+            return 2;
+        }
+        int me = 0, np = 1;
+        Cblacs_pinfo(&me, &np);
+        if (me == 0) printf("%% ft_campaign --routine dist: %d process(es), seed %llu\n", np,
+                            (unsigned long long)O.seed);
+        const int f = dist_campaign((int)O.trials, O.seed, O.vevery, O.F);
+        Cblacs_exit(0);
+        return f ? 1 : 0;
+#else
+        printf("SKIP: --routine dist needs ftla built with MPI and ScaLAPACK (FTLA_WITH_MPI)\n");
+        return TU_SKIP;
+#endif
     }
     if (O.regions_given) { /* a routine none of whose regions was listed is not run */
         if (!O.regmask_gemm) O.routines &= ~1;

@@ -14,6 +14,7 @@
  */
 #include "abft/abft.h" /* the library's own thresholds: the campaign's limit oracle */
 #include "dist/dist.h" /* the ScaLAPACK / BLACS prototypes (ftla_dist.h with them) */
+#include "dist_campaign.h"
 #include "dist_util.h"
 
 #include <lapacke.h>
@@ -167,44 +168,6 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
 }
 
 /* ---- ft_pdgeqrf ----------------------------------------------------------------------------- */
-/* dqrt01's ratios of the gathered factor F (sub-matrix at (ia, ja) of the global M x N) */
-static void qr_ratios(const double *A0, const double *F, const double *tau, int M, int ia, int ja,
-                      int m, int n, double *r1, double *r2)
-{
-    const int k = m < n ? m : n;
-    double *Q = calloc((size_t)m * m, sizeof(double)), *R = calloc((size_t)m * n, sizeof(double));
-    for (int j = 0; j < k; j++)
-        for (int i = 0; i < m; i++) Q[i + (size_t)j * m] = F[(ia + i) + (size_t)(ja + j) * M];
-    LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, m, k, Q, m, tau + ja);
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i <= j && i < m; i++)
-            R[i + (size_t)j * m] = F[(ia + i) + (size_t)(ja + j) * M];
-    double anrm = 0.0, res = 0.0, orth = 0.0;
-    for (int j = 0; j < n; j++) {
-        double cs = 0.0, rs = 0.0;
-        for (int i = 0; i < m; i++) {
-            double qr = 0.0;
-            for (int l = 0; l < m; l++) qr += Q[i + (size_t)l * m] * R[l + (size_t)j * m];
-            rs += fabs(A0[(ia + i) + (size_t)(ja + j) * M] - qr);
-            cs += fabs(A0[(ia + i) + (size_t)(ja + j) * M]);
-        }
-        anrm = fmax(anrm, cs), res = fmax(res, rs);
-    }
-    for (int j = 0; j < m; j++) {
-        double cs = 0.0;
-        for (int i = 0; i < m; i++) {
-            double d = (i == j) ? 1.0 : 0.0;
-            for (int l = 0; l < m; l++) d -= Q[l + (size_t)i * m] * Q[l + (size_t)j * m];
-            cs += fabs(d);
-        }
-        orth = fmax(orth, cs);
-    }
-    const double eps = 0x1p-52 / 2 * 2; /* dlamch('P') */
-    *r1 = res / ((double)(m > n ? m : n) * anrm * eps);
-    *r2 = orth / ((double)m * eps);
-    free(Q), free(R);
-}
-
 /* qr_case's fault of case c owned by rank r: (*fi, *fj) in sub(A) (-1: none), its region and
  * step */
 static void pick(const grid_t *g, const dmat_t *A, int c, int r, int m, int n, int nb, int ia,
@@ -317,7 +280,7 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                 ft_pdgeqrf_ex(ctx, m, n, A.a, ia, ja, A.desc, tau, work, lwork, &info, &rep);
             ft_context_destroy(ctx);
             double *F = gather(g, &A), *T = gather_tau(g, &A, tau), r1 = 0, r2 = 0;
-            qr_ratios(G0, F, T, M, ia - 1, ja - 1, m, n, &r1, &r2);
+            dist_qr_ratios(G0, F, T, M, ia - 1, ja - 1, m, n, &r1, &r2);
             double rdiff = 0.0, rn = 0.0;
             for (int j = 0; j < n; j++)
                 for (int i = 0; i <= j && i < m; i++) {
@@ -443,282 +406,18 @@ static void bench(int N, int nb, int runs, int q)
     Cblacs_gridexit(g.ctxt);
 }
 
-/* ---- --campaign TRIALS SEED [Q [F]]: random faults (Q: policy.verify_every; F faults a trial,
- * 1 .. MAXF, each on the process owning its element, so several processes at once), each classified
- * against the fault-free result and the documented detection limit (the library's own threshold
- * formulas, abft.h), as ft_campaign does on one process: masked / corrected / reported / silent
- * below the limit are fine; a false alarm (a detection in a fault-free trial), a silent change
- * above the limit, or a correction that leaves the result outside its accuracy fail. Every
- * fifth trial is fault-free. */
-static uint64_t rng_next(uint64_t *x)
-{
-    *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
-    return *x;
-}
-
-static double flip(double x, int bit)
-{
-    uint64_t b;
-    memcpy(&b, &x, 8);
-    b ^= (uint64_t)1 << bit;
-    memcpy(&x, &b, 8);
-    return x;
-}
-
-enum {
-    C_MASKED,
-    C_CORRECTED,
-    C_REPORTED,
-    C_SILENT_BELOW,
-    C_FALSE,
-    C_SILENT_ABOVE,
-    C_BADFIX,
-    C_NCLASS
-};
-static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",    "silent<lim",
-                                      "FALSE-ALARM", "SILENT>LIM", "MISCORRECTED"};
-
-#define MAXF 4 /* faults a trial */
-
-static int campaign(int trials, uint64_t seed, int q, int nf)
-{
-    grid_t g;
-    squarest_grid(&g, g_np);
-    const int nb = 7, one = 1;
-    /* dgemm: C(48 x 40) := 0.8 A(48 x 36) B(36 x 40) - 0.3 C; dgeqrf: 61 x 43 */
-    const int m = 48, n = 40, k = 36, qm = 61, qn = 43;
-    const double alpha = 0.8, beta = -0.3;
-    dmat_t A, B, C, C0, Q, Q0;
-    dmat(&g, m, k, nb, nb, 0, 0, &A), dmat(&g, k, n, nb, nb, 0, 0, &B);
-    dmat(&g, m, n, nb, nb, 0, 0, &C), dmat(&g, m, n, nb, nb, 0, 0, &C0);
-    dmat(&g, qm, qn, nb, nb, 0, 0, &Q), dmat(&g, qm, qn, nb, nb, 0, 0, &Q0);
-    fill(&g, &A, 11), fill(&g, &B, 12), fill(&g, &C0, 13), fill(&g, &Q0, 14);
-    const size_t cb = sizeof(double) * (size_t)C.desc[8] * (size_t)(C.lc > 1 ? C.lc : 1);
-    const size_t qb = sizeof(double) * (size_t)Q.desc[8] * (size_t)(Q.lc > 1 ? Q.lc : 1);
-    memcpy(C.a, C0.a, cb);
-    pdgemm_("N", "N", &m, &n, &k, &alpha, A.a, &one, &one, A.desc, B.a, &one, &one, B.desc, &beta,
-            C.a, &one, &one, C.desc, 1, 1);
-    double *Cref = gather(&g, &C), *GA = gather(&g, &A), *GB = gather(&g, &B);
-    double *GC0 = gather(&g, &C0), *GQ0 = gather(&g, &Q0);
-    double wq = 0.0;
-    int info = 0, lw = -1;
-    double *tau = calloc((size_t)Q.lc + 1, sizeof(double));
-    ft_pdgeqrf(qm, qn, Q.a, 1, 1, Q.desc, tau, &wq, -1, &info);
-    lw = (int)wq;
-    double *work = malloc(sizeof(double) * (size_t)lw);
-    /* the QR's limit: ft_pdgeqrf's block threshold (one block here: n <= 8 * 32) */
-    double qlim;
-    {
-        double sa = 0.0, ce2[61] = {0};
-        for (int j = 0; j < qn; j++) {
-            double n1 = 0.0, mx = 0.0;
-            for (int i = 0; i < qm; i++) {
-                const double v = GQ0[i + (size_t)j * qm];
-                n1 += fabs(v), mx = fmax(mx, fabs(v)), ce2[i] += v;
-            }
-            sa += ABFT_U * sqrt(n1) * sqrt(mx);
-        }
-        qlim = abft_qr_tau(2.0, qm, qn, sa + ABFT_U * abft_nrm2(qm, ce2));
-    }
-    const int T = 256, nsteps = (qn + nb - 1) / nb;
-    int64_t cnt[C_NCLASS] = {0};
-    uint64_t rng = seed * 0x9E3779B97F4A7C15ull + 1;
-    int fails = 0;
-    for (int t = 0; t < trials; t++) {
-        const int qr = t % 2, clean = t % 5 == 4;
-        const int bit = (int)(rng_next(&rng) % 64);
-        ft_context_t *ctx = NULL;
-        ft_context_create(&ctx, FT_DEVICE_CPU);
-        /* policy.verify_every; and every other ft_pdgemm trial with the input C kept
-         * (policy.backup_c = 1: failing rows computed again instead of located) */
-        const int keep = !qr && t % 4 == 2;
-        if (q > 0 || keep) {
-            ft_policy_t pol;
-            ft_context_get_policy(ctx, &pol);
-            if (q > 0) pol.verify_every = q;
-            if (keep) pol.backup_c = 1;
-            ft_context_set_policy(ctx, &pol);
-        }
-        ft_report_t rep;
-        int st, cls;
-        double effect = 0.0, limit = 0.0;
-        char tregs[160] = "C";
-        if (!qr && t % 4 == 2) snprintf(tregs, sizeof tregs, "C kept");
-        double terr = 0.0; /* dgemm: the largest error; dgeqrf: the larger dqrt01 ratio */
-        if (!qr) {
-            /* nf faults in C (every fifth trial none), each added by the process owning it */
-            long fi[MAXF], fj[MAXF];
-            int fb[MAXF], nfx = 0;
-            for (int x = 0; x < (clean ? 0 : nf); x++) {
-                const long i = (long)(rng_next(&rng) % m), j = (long)(rng_next(&rng) % n);
-                const int b = x == 0 ? bit : (int)(rng_next(&rng) % 64);
-                int dup = 0;
-                for (int y = 0; y < nfx; y++) dup |= fi[y] == i && fj[y] == j;
-                if (dup) continue;
-                fi[nfx] = i, fj[nfx] = j, fb[nfx++] = b;
-                if (owner(&g, &C, i, j) == me_in(&g)) {
-                    ft_fault_t f = {
-                        .region = FT_REGION_C, .row = i, .col = j, .bit = b, .call = -1, .step = -1};
-                    ft_inject_add(ctx, &f);
-                }
-            }
-            memcpy(C.a, C0.a, cb);
-            st = ft_pdgemm_ex(ctx, 'N', 'N', m, n, k, alpha, A.a, 1, 1, A.desc, B.a, 1, 1, B.desc,
-                              beta, C.a, 1, 1, C.desc, &rep);
-            double *G = gather(&g, &C), err = 0.0;
-            for (long x = 0; x < (long)m * n; x++)
-                err = fmax(err, G[x] != Cref[x] ? fabs(G[x] - Cref[x]) : 0.0);
-            int below = 1;
-            limit = INFINITY;
-            for (int x = 0; x < nfx; x++) {
-                const long i = fi[x], j = fj[x];
-                const double ex = fabs(flip(Cref[i + j * m], fb[x]) - Cref[i + j * m]);
-                /* the row check's threshold, the sums of |C| with the row's faults in */
-                const double rsig = abft_gemm_rscale(T, k), sig = 1.0 / rsig;
-                double an = 0.0, zmax = 0.0, h = 0.0, s = 0.0;
-                for (int l = 0; l < k; l++) an += fabs(sig * GA[i + l * m]);
-                for (int l = 0; l < k; l++) {
-                    double z = 0.0;
-                    for (int c = 0; c < n; c++) z += fabs(sig * GB[l + c * k]);
-                    zmax = fmax(zmax, z);
-                }
-                for (int c = 0; c < n; c++) {
-                    double v = Cref[i + c * m];
-                    for (int y = 0; y < nfx; y++)
-                        if (fi[y] == i && fj[y] == c) v = flip(v, fb[y]);
-                    h += fabs(sig * GC0[i + c * m]);
-                    s += fabs(sig * v);
-                }
-                double tt = abft_tau(2.0, k, n, alpha, beta, an, zmax, h, 0.0, rsig);
-                if (isfinite(s)) tt += abft_tau_s(2.0, n, s);
-                const double lx = tt * rsig;
-                below = below && ex <= lx;
-                effect = fmax(effect, ex), limit = fmin(limit, lx);
-            }
-            if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
-            else if (st) cls = C_REPORTED;
-            else if (rep.detected == 0)
-                cls = err == 0.0 ? C_MASKED : below ? C_SILENT_BELOW : C_SILENT_ABOVE;
-            else cls = err <= limit ? C_CORRECTED : C_BADFIX;
-            terr = err;
-            if (cls >= C_FALSE)
-                for (int x = 0; x < nfx; x++)
-                    snprintf(tregs + strlen(tregs), sizeof tregs - strlen(tregs), "%s(%ld,%ld)b%d",
-                             x ? "," : ":", fi[x], fj[x], fb[x]);
-            free(G);
-        } else {
-            /* nf faults (every fifth trial none), each in a region drawn in turn, at its own step,
-             * added by the process that owns its element: several processes at once */
-            ft_region_t regs[MAXF];
-            for (int x = 0; x < (clean ? 0 : nf); x++) {
-                const int step = (int)(rng_next(&rng) % nsteps), i0 = step * nb;
-                const int jb = qn - i0 < nb ? qn - i0 : nb;
-                const int reg = (int)(rng_next(&rng) % 7);
-                long i = -1, j = -1;
-                ft_region_t r = FT_REGION_TRAILING;
-                if (reg == 0) { /* trailing: rows and columns >= i0 */
-                    i = i0 + (long)(rng_next(&rng) % (qm - i0)),
-                    j = i0 + (long)(rng_next(&rng) % (qn - i0));
-                } else if (reg == 1 && i0 > 0) { /* R: rows < i0, columns >= row */
-                    r = FT_REGION_R;
-                    i = (long)(rng_next(&rng) % i0), j = i + (long)(rng_next(&rng) % (qn - i));
-                } else if (reg >= 3 && reg <= 4 && i0 > 0) { /* a finished vector or its tau */
-                    r = reg == 3 ? FT_REGION_Q : FT_REGION_TAU;
-                    j = (long)(rng_next(&rng) % (uint64_t)i0);
-                    i = reg == 3 ? j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1)) : j;
-                } else if (reg == 5) { /* inside the panel of this step, between its halves */
-                    r = FT_REGION_PANEL;
-                    i = i0 + (long)(rng_next(&rng) % (qm - i0));
-                    j = i0 + (long)(rng_next(&rng) % (uint64_t)jb);
-                } else if (reg == 6) { /* the panel's reflectors before its update: V or tau */
-                    r = FT_REGION_REFLECTORS;
-                    j = i0 + (long)(rng_next(&rng) % (uint64_t)jb);
-                    i = rng_next(&rng) % 4 == 0 ? j : j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1));
-                } else { /* a checksum column */
-                    r = FT_REGION_CHECKSUM;
-                    i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);
-                }
-                const int bit = (int)(rng_next(&rng) % 64);
-                int own;
-                if (r == FT_REGION_CHECKSUM) /* columns qn on of the work array, A's layout */
-                    own = owner(&g, &Q, i, qn + j) == me_in(&g);
-                else own = owner(&g, &Q, i, j) == me_in(&g);
-                if (own) {
-                    ft_fault_t f = {
-                        .region = r, .row = i, .col = j, .bit = bit, .call = -1, .step = step};
-                    ft_inject_add(ctx, &f);
-                }
-                regs[x] = r;
-                static const char *rn[] = {"C", "A", "B", "checksum", "R", "trailing", "Q", "tau",
-                                           "reflectors", "panel"};
-                snprintf(tregs + (x ? strlen(tregs) : 0), sizeof tregs - (x ? strlen(tregs) : 0),
-                         "%s%s:%d", x ? "," : "", rn[r], step);
-            }
-            memcpy(Q.a, Q0.a, qb);
-            st = ft_pdgeqrf_ex(ctx, qm, qn, Q.a, 1, 1, Q.desc, tau, work, lw, &info, &rep);
-            double *F = gather(&g, &Q), *Tt = gather_tau(&g, &Q, tau), r1 = 0.0, r2 = 0.0;
-            qr_ratios(GQ0, F, Tt, qm, 0, 0, qm, qn, &r1, &r2);
-            free(F), free(Tt);
-            /* the injected changes, from their owners' reports: the largest */
-            double ev[1] = {0.0};
-            for (int e = 0; e < rep.nevents; e++)
-                if (rep.events[e].kind == FT_EVENT_INJECTED)
-                    ev[0] = fmax(ev[0], fabs(rep.events[e].after - rep.events[e].before));
-            Cdgamx2d(g.ctxt, "All", " ", 1, 1, ev, 1, NULL, NULL, -1, -1, -1);
-            /* the checksums change no data; a changed vector or tau (finished, or in use by
-             * its update) has no rounding to hide in: any harm it does unreported is silent;
-             * the others' limit is the QR's (the smallest of the trial's faults') */
-            effect = ev[0];
-            limit = INFINITY;
-            for (int x = 0; x < (clean ? 0 : nf); x++)
-                limit = fmin(limit, regs[x] == FT_REGION_CHECKSUM ? INFINITY
-                                    : regs[x] == FT_REGION_Q || regs[x] == FT_REGION_TAU ||
-                                            regs[x] == FT_REGION_REFLECTORS
-                                        ? 0.0
-                                        : qlim);
-            const int good = r1 < 30 && r2 < 30;
-            terr = fmax(r1, r2);
-            if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
-            else if (st) cls = C_REPORTED;
-            else if (rep.detected == 0 && rep.checksum_errors == 0)
-                cls = good ? C_MASKED : effect <= limit ? C_SILENT_BELOW : C_SILENT_ABOVE;
-            else cls = good ? C_CORRECTED : C_BADFIX;
-        }
-        ft_context_destroy(ctx);
-        cnt[cls]++;
-        if (cls >= C_FALSE) {
-            fails++;
-            if (g_me == 0)
-                printf("  trial %d %s bit %d: %s (status %d, detected %lld, effect %.3g, limit "
-                       "%.3g, %s %.3g; regions %s)\n",
-                       t, qr ? "pdgeqrf" : "pdgemm", bit, cname[cls], st, (long long)rep.detected,
-                       effect, limit, qr ? "ratio" : "error", terr, tregs);
-        }
-    }
-    if (g_me == 0) {
-        printf("%% campaign %d trials, seed %llu, %d fault(s) a trial, grid %dx%d:", trials,
-               (unsigned long long)seed, nf,
-               g.nprow, g.npcol);
-        for (int c = 0; c < C_NCLASS; c++) printf(" %s %lld", cname[c], (long long)cnt[c]);
-        printf("\n%d passed, %d failed\n", trials - fails, fails);
-    }
-    free(Cref), free(GA), free(GB), free(GC0), free(GQ0), free(tau), free(work);
-    free(A.a), free(B.a), free(C.a), free(C0.a), free(Q.a), free(Q0.a);
-    Cblacs_gridexit(g.ctxt);
-    return fails;
-}
-
 int main(int argc, char **argv)
 {
     Cblacs_pinfo(&g_me, &g_np);
     if (argc > 3 && !strcmp(argv[1], "--campaign")) {
         const int nf = argc > 5 ? atoi(argv[5]) : 1;
-        if (nf < 1 || nf > MAXF) {
-            if (g_me == 0) fprintf(stderr, "test_dist: faults per trial must be 1..%d\n", MAXF);
+        if (nf < 1 || nf > DIST_CAMPAIGN_MAXF) {
+            if (g_me == 0)
+                fprintf(stderr, "test_dist: faults per trial must be 1..%d\n", DIST_CAMPAIGN_MAXF);
             Cblacs_exit(0);
             return 2;
         }
-        const int f = campaign(atoi(argv[2]), (uint64_t)strtoull(argv[3], NULL, 10),
+        const int f = dist_campaign(atoi(argv[2]), (uint64_t)strtoull(argv[3], NULL, 10),
                                argc > 4 ? atoi(argv[4]) : 0, nf);
         Cblacs_exit(0);
         return f ? 1 : 0;
