@@ -39,6 +39,32 @@ static void result(const grid_t *g, int ok, const char *what)
 }
 
 /* ---- ft_pdgemm ------------------------------------------------------------------------------ */
+/* the first element of sub(C) (m x n at (i1, j1)) that rank r owns, from a row that depends on r
+ * (*fi = -1: none) */
+static void c_owned(const grid_t *g, const dmat_t *C, int r, int m, int n, int i1, int j1, long *fi,
+                    long *fj)
+{
+    *fi = *fj = -1;
+    for (long j = 0; j < n && *fi < 0; j++)
+        for (long i = (r * 5 + j) % (m > 0 ? m : 1); i < m; i++)
+            if (owner(g, C, i1 - 1 + i, j1 - 1 + j) == r) {
+                *fi = i, *fj = j;
+                break;
+            }
+}
+
+/* the largest difference of the gathered C from the reference R, and R's largest element */
+static void c_err(const grid_t *g, const dmat_t *C, const double *R, double *err, double *nrm)
+{
+    double *G = gather(g, C);
+    *err = 0.0, *nrm = 0.0;
+    for (long x = 0; x < (long)C->desc[2] * C->desc[3]; x++) {
+        *err = fmax(*err, fabs(G[x] - R[x]));
+        *nrm = fmax(*nrm, fabs(R[x]));
+    }
+    free(G);
+}
+
 static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, int k)
 {
     const int off = 2; /* submatrices at (3, 2) */
@@ -64,12 +90,8 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
     ft_report_t rep;
     int st = ft_pdgemm_ex(NULL, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
                           beta, C.a, i1, j1, C.desc, &rep);
-    double *G = gather(g, &C), err = 0.0, nrm = 0.0;
-    for (long x = 0; x < (long)C.desc[2] * C.desc[3]; x++) {
-        err = fmax(err, fabs(G[x] - R[x]));
-        nrm = fmax(nrm, fabs(R[x]));
-    }
-    free(G);
+    double err, nrm;
+    c_err(g, &C, R, &err, &nrm);
     /* PDGEMM's result (bit for bit on one process; across processes the engine's reductions
      * need not add in the same order from one call to the next) */
     int ok = st == 0 && err <= 1e-14 * nrm && rep.detected == 0 && rep.checks > 0;
@@ -82,13 +104,8 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
     const int bits[2] = {61, 47};
     for (int r = 0; r < g->nprow * g->npcol; r++)
         for (int b = 0; b < 2; b++) {
-            long fi = -1, fj = -1;
-            for (long j = 0; j < n && fi < 0; j++)
-                for (long i = (r * 5 + j) % (m > 0 ? m : 1); i < m; i++)
-                    if (owner(g, &C, i1 - 1 + i, j1 - 1 + j) == r) {
-                        fi = i, fj = j;
-                        break;
-                    }
+            long fi, fj;
+            c_owned(g, &C, r, m, n, i1, j1, &fi, &fj);
             if (fi < 0) continue; /* this process owns nothing of sub(C) */
             memcpy(C.a, C0.a, bytes);
             ft_context_t *ctx = NULL;
@@ -105,12 +122,7 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
             st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
                               beta, C.a, i1, j1, C.desc, &rep);
             ft_context_destroy(ctx);
-            double *G = gather(g, &C), err = 0.0, nrm = 0.0;
-            for (long x = 0; x < (long)C.desc[2] * C.desc[3]; x++) {
-                err = fmax(err, fabs(G[x] - R[x]));
-                nrm = fmax(nrm, fabs(R[x]));
-            }
-            free(G);
+            c_err(g, &C, R, &err, &nrm);
             ok = st == 0 && rep.injected == 1 && rep.corrected == 1 && err <= 1e-13 * nrm;
             snprintf(what, sizeof what,
                      "pdgemm %dx%d nb %d %c%c: bit %d of C(%ld,%ld) on rank %d corrected "
@@ -123,13 +135,8 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
      * the input C kept (policy.backup_c = 1): the row computed again — located from its two
      * checks, the small one would be absorbed by the large one's rebuild (docs/dist.md) */
     for (int r = 0; r < g->nprow * g->npcol && n >= 4; r++) {
-        long fi = -1, fj = -1;
-        for (long j = 0; j < n && fi < 0; j++)
-            for (long i = (r * 5 + j) % (m > 0 ? m : 1); i < m; i++)
-                if (owner(g, &C, i1 - 1 + i, j1 - 1 + j) == r) {
-                    fi = i, fj = j;
-                    break;
-                }
+        long fi, fj;
+        c_owned(g, &C, r, m, n, i1, j1, &fi, &fj);
         if (fi < 0) continue;
         const long fj2 = (fj + 3) % n;
         memcpy(C.a, C0.a, bytes);
@@ -142,19 +149,14 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
         for (int x = 0; x < 2; x++) {
             const long j = x ? fj2 : fj;
             if (owner(g, &C, i1 - 1 + fi, j1 - 1 + j) != me_in(g)) continue;
-            ft_fault_t f = {
-                .region = FT_REGION_C, .row = fi, .col = j, .bit = x ? 30 : 61, .call = -1, .step = -1};
+            ft_fault_t f = {.region = FT_REGION_C, .row = fi, .col = j, .bit = x ? 30 : 61,
+                            .call = -1, .step = -1};
             ft_inject_add(ctx, &f);
         }
         st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
                           beta, C.a, i1, j1, C.desc, &rep);
         ft_context_destroy(ctx);
-        double *G = gather(g, &C), err = 0.0, nrm = 0.0;
-        for (long x = 0; x < (long)C.desc[2] * C.desc[3]; x++) {
-            err = fmax(err, fabs(G[x] - R[x]));
-            nrm = fmax(nrm, fabs(R[x]));
-        }
-        free(G);
+        c_err(g, &C, R, &err, &nrm);
         ok = st == 0 && rep.injected == 2 && rep.corrected >= 1 && rep.recomputed >= 1 &&
              err <= 1e-13 * nrm;
         snprintf(what, sizeof what,
