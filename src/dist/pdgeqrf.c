@@ -751,10 +751,12 @@ static int run(pq_t *p)
         /* a planned panel fault anywhere: every process factors this panel in two halves, the
          * first's reflectors applied to the second before it, with the fault in between */
         int half = 0;
-        if (p->anyf && jb >= 2) {
+        if (p->anyf) {
             double v = panel_planned(p, call, step);
             Cdgamx2d(g->ctxt, "All", " ", 1, 1, &v, 1, NULL, NULL, -1, -1, -1);
             half = v > 0.0 ? jbi / 2 : 0;
+            /* (a panel of one column: the fault before its factorization, as ft_dgeqrf's) */
+            if (v > 0.0 && !half) inject_step(p, call, step, FT_REGION_PANEL, j, jb);
         }
         if (half) {
             const int h2 = jbi - half, jah = jaj + half, mh = mi - half, iah = iaj + half;
