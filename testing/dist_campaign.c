@@ -171,7 +171,8 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                 fi[nfx] = i, fj[nfx] = j, fb[nfx++] = b;
                 if (owner(&g, &C, i, j) == me_in(&g)) {
                     ft_fault_t f = {
-                        .region = FT_REGION_C, .row = i, .col = j, .bit = b, .call = -1, .step = -1};
+                        .region = FT_REGION_C, .row = i, .col = j, .bit = b, .call = -1,
+                        .step = -1};
                     ft_inject_add(ctx, &f);
                 }
             }
@@ -249,7 +250,9 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                 } else if (reg == 6) { /* the panel's reflectors before its update: V or tau */
                     r = FT_REGION_REFLECTORS;
                     j = i0 + (long)(rng_next(&rng) % (uint64_t)jb);
-                    i = rng_next(&rng) % 4 == 0 ? j : j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1));
+                    i = rng_next(&rng) % 4 == 0
+                            ? j
+                            : j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1));
                 } else { /* a checksum column */
                     r = FT_REGION_CHECKSUM;
                     i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);

@@ -268,8 +268,12 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             if (c >= 1 && me_in(g) == r) {
                 /* (cases 8, 9: a low mantissa bit, a change too small for the checksums to see:
                  * the in-use comparison alone finds it) */
-                ft_fault_t f = {.region = reg, .row = fi, .col = fj, .bit = c == 8 || c == 9 ? 20 : 61,
-                                .call = -1, .step = step};
+                ft_fault_t f = {.region = reg,
+                                .row = fi,
+                                .col = fj,
+                                .bit = c == 8 || c == 9 ? 20 : 61,
+                                .call = -1,
+                                .step = step};
                 ft_inject_add(ctx, &f);
             }
             if (c == 10 && me_in(g) == (r + 1) % np) {

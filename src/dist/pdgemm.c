@@ -9,13 +9,16 @@
  * abft_check's threshold (the same decision rule as ft_dgemm, with |op(A)| row norms, the
  * block sums of |op(B)| and of |C| reduced over the grid). The m x 2nt checks are replicated on
  * every process (one all-reduce), so every process takes the same decisions; each corrects the
- * elements it owns. A row of a tile whose checks show a data error is computed again from the
- * operands by PDGEMM on that row (beta != 0: from the input C, kept by a copy before the product;
- * a tile with more than eight such rows whole) — whatever the errors in it, Inf and NaN
- * included: two errors in one row cannot be located from its two checks (until 2026-11-25 a
- * failing row was located by the ratio of its residuals and the element rebuilt from its check,
- * which the distributed campaign with several faults a trial showed absorbing a second, small
- * error of the same row). A final verification must pass; otherwise FT_ERR_UNCORRECTABLE.
+ * elements it owns. Where beta = 0, or the input C was kept (policy.backup_c = 1: a copy of the
+ * local C before the product), a failing row of a tile is computed again from the operands by
+ * PDGEMM on that row (a tile with more than eight such rows whole) — whatever the errors in it,
+ * Inf and NaN included. Otherwise (the default with beta != 0: the copy costs 4-7 % at 4096 on
+ * 2 x 2) a failing row is located by the ratio of its residuals (abft_locate), the located
+ * elements set to 0, the row sums formed again, and each rebuilt from its check:
+ * C(i, j) = (alpha P + beta C0S - CS_without)(i, J) / sigma. Two errors in one row cannot be
+ * located from its two checks: the large one's rebuild can absorb a small one (the distributed
+ * campaign with several faults a trial; docs/dist.md). A final verification must pass;
+ * otherwise FT_ERR_UNCORRECTABLE.
  */
 #include "abft/abft.h"
 #include "core/context.h"
@@ -444,8 +447,8 @@ static int run(pg_t *p)
                         if (x) {
                             const double before = *x;
                             *x = (pe - p->hCS[e]) * p->rsig;
-                            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_C, i, c, J, before,
-                                            *x);
+                            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_C, i, c, J,
+                                            before, *x);
                         }
                     }
         }

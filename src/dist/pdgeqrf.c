@@ -29,8 +29,11 @@
  * compares — up to two changed elements of its part of a column located and restored
  * (ckp_locate, ckp_restore), more reported (one all-reduce of the verdict) — and votes tau among
  * its three copies.
- * Not covered: a change to V or tau inside a step, between its panel and the update that
- * applies it (docs/dist.md).
+ * Inside a step: a change to the panel's vectors or tau between the panel and the end of the
+ * update that applies them is found by a hash of each process's part of the panel taken with the
+ * checkpoint and compared after the update (inuse_check), and the columns after that panel are
+ * re-factored; an error inside the panel factorization is one the panel consumed (the checksum
+ * blocks). Not covered: T while PDLARFB applies it (docs/dist.md).
  */
 #include "abft/abft.h"
 #include "backend/backend.h"
@@ -450,7 +453,8 @@ static void inject_step(pq_t *p, int64_t call, int64_t step, ft_region_t reg, in
         } else if (r < 0) {
             r = c + 1 < p->m ? c + 1 + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->m - c - 1)) : c;
         }
-        const int in = c >= i && c < i + jb && r < p->m && (reg == FT_REGION_PANEL ? r >= i : r >= c);
+        const int in =
+            c >= i && c < i + jb && r < p->m && (reg == FT_REGION_PANEL ? r >= i : r >= c);
         double *e = !in ? NULL : dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c);
         if (e && reg == FT_REGION_REFLECTORS && r == c)
             e = p->tau + dist_local(p->ja - 1 + c, p->dA[NB_], p->g.npcol);
@@ -761,7 +765,7 @@ static int run(pq_t *p)
         if (half) {
             const int h2 = jbi - half, jah = jaj + half, mh = mi - half, iah = iaj + half;
             pdgeqrf_(&mi, &half, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
-            if (info || (st = ormqr(p, mi, h2, half, iaj, jaj, p->A, iaj, jah, d))) return FT_ERR_INTERNAL;
+            if (info || ormqr(p, mi, h2, half, iaj, jaj, p->A, iaj, jah, d)) return FT_ERR_INTERNAL;
             inject_step(p, call, step, FT_REGION_PANEL, j, jb);
             pdgeqrf_(&mh, &h2, p->A, &iah, &jah, d, p->tau, p->work, &p->lwork, &info);
         } else {
