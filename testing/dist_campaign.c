@@ -91,6 +91,21 @@ enum {
 static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",    "silent<lim",
                                       "FALSE-ALARM", "SILENT>LIM", "MISCORRECTED"};
 
+/* a CPU context with policy.verify_every = q (q > 0) and, keep, policy.backup_c = 1 */
+static ft_context_t *trial_context(int q, int keep)
+{
+    ft_context_t *ctx = NULL;
+    ft_context_create(&ctx, FT_DEVICE_CPU);
+    if (ctx && (q > 0 || keep)) {
+        ft_policy_t pol;
+        ft_context_get_policy(ctx, &pol);
+        if (q > 0) pol.verify_every = q;
+        if (keep) pol.backup_c = 1;
+        ft_context_set_policy(ctx, &pol);
+    }
+    return ctx;
+}
+
 int dist_campaign(int trials, uint64_t seed, int q, int nf)
 {
     int g_me = 0, g_np = 1;
@@ -140,18 +155,10 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
     for (int t = 0; t < trials; t++) {
         const int qr = t % 2, clean = t % 5 == 4;
         const int bit = (int)(rng_next(&rng) % 64);
-        ft_context_t *ctx = NULL;
-        ft_context_create(&ctx, FT_DEVICE_CPU);
         /* policy.verify_every; and every other ft_pdgemm trial with the input C kept
          * (policy.backup_c = 1: failing rows computed again instead of located) */
         const int keep = !qr && t % 4 == 2;
-        if (q > 0 || keep) {
-            ft_policy_t pol;
-            ft_context_get_policy(ctx, &pol);
-            if (q > 0) pol.verify_every = q;
-            if (keep) pol.backup_c = 1;
-            ft_context_set_policy(ctx, &pol);
-        }
+        ft_context_t *ctx = trial_context(q, keep);
         ft_report_t rep;
         int st, cls;
         double effect = 0.0, limit = 0.0;
@@ -318,14 +325,7 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                  * the corrections were right; else miscorrected (DIST_CAMPAIGN_SHOW_SUB=1 lists
                  * the trials so classified) */
                 int nsub = 0;
-                ft_context_t *c2 = NULL;
-                ft_context_create(&c2, FT_DEVICE_CPU);
-                if (q > 0) {
-                    ft_policy_t pol;
-                    ft_context_get_policy(c2, &pol);
-                    pol.verify_every = q;
-                    ft_context_set_policy(c2, &pol);
-                }
+                ft_context_t *c2 = trial_context(q, 0);
                 for (int x = 0; x < nf; x++)
                     if ((regs[x] == FT_REGION_TRAILING || regs[x] == FT_REGION_R ||
                          regs[x] == FT_REGION_PANEL) && ev[1 + x] <= qlim) {

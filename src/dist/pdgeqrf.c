@@ -378,6 +378,16 @@ static int ormqr(pq_t *p, int m, int n, int k, int ia, int ja, double *C, int ic
     return info ? FT_ERR_INTERNAL : FT_SUCCESS;
 }
 
+/* fault f applied to element e (row r, column c of region reg), the injection reported */
+static void apply_fault(pq_t *p, const ft_fault_t *f, double *e, ft_region_t reg, int64_t r,
+                        int64_t c, int64_t step)
+{
+    const double before = *e;
+    *e = f->bit >= 0 ? ft_flip_bit(before, f->bit) : before + f->value;
+    p->rep->injected++;
+    ft_report_event(p->rep, FT_EVENT_INJECTED, reg, r, c, step, before, *e);
+}
+
 static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
 {
     static const ft_region_t regs[5] = {FT_REGION_TRAILING, FT_REGION_R, FT_REGION_CHECKSUM,
@@ -427,10 +437,7 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
                        (long long)r, (long long)c, (long long)step);
                 continue;
             }
-            const double before = *e;
-            *e = f[x].bit >= 0 ? ft_flip_bit(before, f[x].bit) : before + f[x].value;
-            p->rep->injected++;
-            ft_report_event(p->rep, FT_EVENT_INJECTED, regs[q], r, c, step, before, *e);
+            apply_fault(p, &f[x], e, regs[q], r, c, step);
         }
     }
     return FT_SUCCESS;
@@ -464,10 +471,7 @@ static void inject_step(pq_t *p, int64_t call, int64_t step, ft_region_t reg, in
                    in ? "not on this process" : "outside the region");
             continue;
         }
-        const double before = *e;
-        *e = f[x].bit >= 0 ? ft_flip_bit(before, f[x].bit) : before + f[x].value;
-        p->rep->injected++;
-        ft_report_event(p->rep, FT_EVENT_INJECTED, reg, r, c, step, before, *e);
+        apply_fault(p, &f[x], e, reg, r, c, step);
     }
 }
 
