@@ -5,20 +5,28 @@
  * checksum, every element scaled by sigma = 1/abft_gemm_rscale(T, k)) as the columns of an
  * n x 2nt matrix E:
  *     Y = op(B) E,  P = op(A) Y,  C0S = C E (before, beta != 0),  CS = C E (after),
- * each by a pass over the local arrays and one all-reduce (tile_sums, predict); a row i of tile J is right when CS(i, 2J..2J+1) = alpha P + beta C0S within
- * abft_check's threshold (the same decision rule as ft_dgemm, with |op(A)| row norms, the
- * block sums of |op(B)| and of |C| reduced over the grid). The m x 2nt checks are replicated on
- * every process (one all-reduce), so every process takes the same decisions; each corrects the
- * elements it owns. Where beta = 0, or the input C was kept (policy.backup_c = 1: a copy of the
- * local C before the product), a failing row of a tile is computed again from the operands by
- * PDGEMM on that row (a tile with more than eight such rows whole) — whatever the errors in it,
- * Inf and NaN included. Otherwise (the default with beta != 0: the copy costs 4-7 % at 4096 on
- * 2 x 2) a failing row is located by the ratio of its residuals (abft_locate), the located
- * elements set to 0, the row sums formed again, and each rebuilt from its check:
- * C(i, j) = (alpha P + beta C0S - CS_without)(i, J) / sigma. Two errors in one row cannot be
- * located from its two checks: the large one's rebuild can absorb a small one (the distributed
- * campaign with several faults a trial; docs/dist.md). A final verification must pass;
- * otherwise FT_ERR_UNCORRECTABLE.
+ * each by a pass over the local arrays and one all-reduce (tile_sums, predict); a row i of tile J
+ * is right when CS(i, 2J..2J+1) = alpha P + beta C0S within abft_check's threshold (the same
+ * decision rule as ft_dgemm, with |op(A)| row norms, the block sums of |op(B)| and of |C|
+ * reduced over the grid). The m x 2nt checks are replicated on every process (one all-reduce),
+ * so every process takes the same decisions; each corrects the elements it owns.
+ *
+ * Where beta = 0, or the input C was kept (policy.backup_c = 1: a copy of the local C before the
+ * product), a failing row of a tile is computed again from the operands by PDGEMM on that row (a
+ * tile with more than eight such rows whole) — whatever the errors in it, Inf and NaN included.
+ * Otherwise (the default with beta != 0: the copy costs 4-7 % at 4096 on 2 x 2) the errors are
+ * located as ft_dgemm's rare path does (dgemm_repair.c): the column checks of the same tiles —
+ * the row checks of C^T = alpha op(B)^T op(A)^T + beta C0^T, tiles of T rows: E_r^T C — are
+ * formed on demand from the operands (their input part, E_r^T C0, was summed in the pass that
+ * formed C0S, and is reduced only now), failing rows and columns of a tile are intersected
+ * (one failing row: each failing column holds one error; one failing column: each failing row
+ * holds one), a lone failing row or column is located by the ratio of its residuals, and each
+ * located element is rebuilt from the check it is alone in:
+ *     C(i, j) = (alpha P + beta C0S - CS_without)(i, J) / sigma   (or the column's).
+ * Several rows and columns of one tile failing at once are peeled: a row (column) whose ratio
+ * locates a failing column (row) consistently is rebuilt, and the rest seen again. Four rounds
+ * of that at most; every row and column check must then pass, otherwise FT_ERR_UNCORRECTABLE
+ * (an error in the operands recurs; a pattern that does not peel is reported, not guessed).
  */
 #include "abft/abft.h"
 #include "core/context.h"
@@ -28,6 +36,17 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* One side of the checks, replicated on every process: the row checks of C's tiles of T
+ * columns (lines = the m rows, tiled extent n), or the column checks of its tiles of T rows
+ * (lines = the n columns, tiled extent m: the row checks of C^T). */
+typedef struct {
+    int64_t m, ext, nt;  /* lines checked, the tiled extent, tiles */
+    double *P, *C0, *CS; /* m x 2nt: the prediction op(A) op(B) E, C0 E, C E */
+    double *an, *zmax;   /* m: row sums of |sig op(A)|; nt: max block sum of |sig op(B)| */
+    double *h, *s;       /* m x nt: block sums of |sig C0|, |sig C| */
+    double *mem;
+} side_t;
 
 typedef struct {
     dist_grid_t g;
@@ -39,19 +58,31 @@ typedef struct {
     const double *A, *B;
     double *C;
     const int *dA, *dB, *dC;
-    int64_t T, W, nt;
+    int64_t T, W, nt, mt;
     double sig, rsig, tol;
-    double *hP, *hC0, *hCS; /* m x 2nt replicated */
-    double *buf;            /* the packed sums of one all-reduce: max(m, k) x (3 nt + 1) */
-    double *ysub;           /* max(local rows, local columns of A) x 2nt: rows of Y */
-    double *anorm, *zmax;   /* m, nt */
-    double *h, *s;          /* m x nt: block sums of |C0|, |C| */
-    int root;               /* this process counts the replicated decisions */
-    double *C0;             /* beta != 0: this process's local array of C before the product,
-                             * for the rows recomputed on the rare path */
+    side_t r;   /* the row checks (always) */
+    side_t c;   /* the column checks (the rare path of the default, beta != 0 without a copy) */
+    double *buf; /* scratch for the sums of one all-reduce */
+    double *c0t; /* n x 3mt: this process's part of C0's column sums (reduced on the rare path) */
+    int root;    /* this process counts the replicated decisions */
+    double *C0;  /* policy.backup_c = 1, beta != 0: this process's local array of C before the
+                  * product, for the rows recomputed on the rare path */
 } pg_t;
 
 static int notrans(char t) { return t == 'N' || t == 'n'; }
+
+static int side_alloc(side_t *s, int64_t m, int64_t ext, int64_t T)
+{
+    s->m = m, s->ext = ext, s->nt = (ext + T - 1) / T;
+    const size_t mc = (size_t)m * (size_t)(2 * s->nt), mn = (size_t)m * (size_t)s->nt;
+    s->mem = malloc(sizeof(double) * (3 * mc + 2 * mn + (size_t)m + (size_t)s->nt + 1));
+    if (!s->mem) return FT_ERR_ALLOC;
+    s->P = s->mem, s->C0 = s->P + mc, s->CS = s->C0 + mc;
+    s->h = s->CS + mc, s->s = s->h + mn, s->an = s->s + mn, s->zmax = s->an + m;
+    memset(s->C0, 0, sizeof(double) * mc);
+    memset(s->h, 0, sizeof(double) * mn);
+    return FT_SUCCESS;
+}
 
 /* The local rows (cols = 0) or columns (cols = 1) of a descriptor's matrix as indices into its
  * submatrix at offset o (0-based) of extent len: map[l] = global - o, or -1 outside. */
@@ -72,24 +103,36 @@ static int64_t *index_map(const dist_grid_t *g, const int *d, int cols, int64_t 
     return map;
 }
 
-/* The sums of X = sub(C) (m x n) or op(B) (k x n) against E, in one pass over the local array:
- * out (rows x 3nt, replicated after one all-reduce) = [X E | block sums of |sig X|], X E the
- * plain and weighted checksum of every tile, every element scaled by sigma (E's weights). trans:
- * op(X) = X^T (X stored n x rows). This replaces a PDGEMM with E, a gather of its result and a
- * pass for the absolute sums (with the index arithmetic per element) — bench/NOTES.md. */
+/* The sums of X = sub(C) (rows x ext) or op(X) = X^T (trans; X stored ext x rows) against the
+ * tiles of T along ext, in one pass over the local array: out (rows x 3nt, replicated after one
+ * all-reduce) = [X E | block sums of |sig X|], X E the plain and weighted checksum of every
+ * tile, every element scaled by sigma (E's weights). With xt (not trans only): the same sums
+ * of X^T along tiles of T rows, ext x 3 ceil(rows / T), from this process's elements and NOT
+ * reduced — C0's column checks, which only the rare path reduces. This replaces a PDGEMM with
+ * E, a gather of its result and a pass for the absolute sums (bench/NOTES.md). */
 static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *d, int trans,
-                     int64_t rows, double *out)
+                     int64_t rows, int64_t ext, double *out, double *xt)
 {
     const dist_grid_t *g = &p->g;
-    const int64_t n = p->n, nt = p->nt, T = p->T, ld = d[LLD_];
+    const int64_t T = p->T, nt = (ext + T - 1) / T, ld = d[LLD_];
+    const int64_t ntt = (rows + T - 1) / T;
     int lr, lc;
-    int64_t *rm = index_map(g, d, 0, i0, trans ? n : rows, &lr);
-    int64_t *cm = index_map(g, d, 1, j0, trans ? rows : n, &lc);
-    if (!rm || !cm) {
-        free(rm), free(cm);
+    int64_t *rm = index_map(g, d, 0, i0, trans ? ext : rows, &lr);
+    int64_t *cm = index_map(g, d, 1, j0, trans ? rows : ext, &lc);
+    double *rw = xt ? malloc(sizeof(double) * (size_t)(lr > 0 ? lr : 1)) : NULL;
+    int64_t *ri = xt ? malloc(sizeof(int64_t) * (size_t)(lr > 0 ? lr : 1)) : NULL;
+    if (!rm || !cm || (xt && (!rw || !ri))) {
+        free(rm), free(cm), free(rw), free(ri);
         return FT_ERR_ALLOC;
     }
     memset(out, 0, sizeof(double) * (size_t)(rows * 3 * nt));
+    if (xt) {
+        memset(xt, 0, sizeof(double) * (size_t)(ext * 3 * ntt));
+        for (int64_t li = 0; li < lr; li++) {
+            rw[li] = rm[li] < 0 ? 0.0 : p->sig * abft_weight(rm[li] % T, p->W);
+            ri[li] = rm[li] < 0 ? -1 : rm[li] / T;
+        }
+    }
     double *oa = out + 2 * nt * rows; /* the absolute sums */
     for (int64_t lj = 0; lj < lc; lj++) {
         const int64_t c = cm[lj];
@@ -99,11 +142,33 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
             const int64_t J = c / T;
             const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W);
             double *xe = out + 2 * J * rows, *xw = xe + rows, *xa = oa + J * rows;
-            for (int64_t li = 0; li < lr; li++) {
-                const int64_t r = rm[li];
-                if (r < 0) continue;
-                const double v = x[li];
-                xe[r] += se * v, xw[r] += sw * v, xa[r] += fabs(se * v);
+            if (!xt) {
+                for (int64_t li = 0; li < lr; li++) {
+                    const int64_t r = rm[li];
+                    if (r < 0) continue;
+                    const double v = x[li];
+                    xe[r] += se * v, xw[r] += sw * v, xa[r] += fabs(se * v);
+                }
+            } else { /* and column c's sums over each tile of rows, in registers along a run
+                      * of local rows in one tile */
+                double *te = xt + c, *ta = xt + c + 2 * ntt * ext;
+                double ae = 0.0, aw = 0.0, aa = 0.0;
+                int64_t cur = -1;
+                for (int64_t li = 0; li < lr; li++) {
+                    const int64_t r = rm[li];
+                    if (r < 0) continue;
+                    if (ri[li] != cur) {
+                        if (cur >= 0)
+                            te[2 * cur * ext] += ae, te[(2 * cur + 1) * ext] += aw,
+                                ta[cur * ext] += aa;
+                        cur = ri[li], ae = aw = aa = 0.0;
+                    }
+                    const double v = x[li], a = fabs(se * v);
+                    xe[r] += se * v, xw[r] += sw * v, xa[r] += a;
+                    ae += se * v, aw += rw[li] * v, aa += a;
+                }
+                if (cur >= 0)
+                    te[2 * cur * ext] += ae, te[(2 * cur + 1) * ext] += aw, ta[cur * ext] += aa;
             }
         } else { /* row c of op(X): its elements are this column's, one tile per row of X */
             for (int64_t li = 0; li < lr; li++) {
@@ -117,109 +182,140 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
             }
         }
     }
-    free(rm), free(cm);
+    free(rm), free(cm), free(rw), free(ri);
     dist_allsum(g, out, rows, 3 * nt);
     return FT_SUCCESS;
 }
 
-/* S := sub(C) E (m x 2nt) into hX, and the block sums of |C| into abss (m x nt), replicated */
-static int c_sums(pg_t *p, double *hX, double *abss)
+/* A side's computed sums of C (CS and the block sums of |C|), replicated: for the row side
+ * (xt: C0's column sums taken in the same pass, see tile_sums), or the column side (C^T) */
+static int c_sums(pg_t *p, side_t *s, double *xt)
 {
-    const int64_t m = p->m, nt = p->nt;
-    FT_CHECK(tile_sums(p, p->C, p->ic - 1, p->jc - 1, p->dC, 0, m, p->buf));
-    memcpy(hX, p->buf, sizeof(double) * (size_t)(m * 2 * nt));
-    memcpy(abss, p->buf + m * 2 * nt, sizeof(double) * (size_t)(m * nt));
+    const int col = s == &p->c;
+    const int64_t m = s->m, nt = s->nt;
+    FT_CHECK(tile_sums(p, p->C, p->ic - 1, p->jc - 1, p->dC, col, m, s->ext, p->buf, xt));
+    memcpy(s->CS, p->buf, sizeof(double) * (size_t)(m * 2 * nt));
+    memcpy(s->s, p->buf + m * 2 * nt, sizeof(double) * (size_t)(m * nt));
     return FT_SUCCESS;
 }
 
-/* The prediction P = op(A) Y (m x 2nt) with Y = op(B) E (k x 2nt, replicated), and the row sums
- * of |sig op(A)| (anorm): each process multiplies its local block by the rows of Y it needs
- * (the local DGEMM), then one all-reduce of [P | anorm]. */
-static int predict(pg_t *p, const double *Y)
+/* A side's prediction P = op(X) Y (rows x c2) with Y (k x c2, replicated) and the row sums of
+ * |sig op(X)| (an): each process multiplies its local block by the rows of Y it needs (the local
+ * DGEMM), then one all-reduce of [P | an]. The row side: X = A (op = transa); the column side:
+ * X = B with op(X) = op(B)^T. */
+static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, int jx, int tr,
+                   const double *Y)
 {
     const dist_grid_t *g = &p->g;
-    const int *d = p->dA;
-    const int64_t m = p->m, k = p->k, c2 = 2 * p->nt, ld = d[LLD_];
-    const int tr = !notrans(p->ta);
+    const int64_t m = s->m, k = p->k, c2 = 2 * s->nt, ld = d[LLD_];
     int lr, lc;
-    int64_t *rm = index_map(g, d, 0, p->ia - 1, tr ? k : m, &lr);
-    int64_t *cm = index_map(g, d, 1, p->ja - 1, tr ? m : k, &lc);
-    if (!rm || !cm) {
-        free(rm), free(cm);
+    int64_t *rm = index_map(g, d, 0, ix - 1, tr ? k : m, &lr);
+    int64_t *cm = index_map(g, d, 1, jx - 1, tr ? m : k, &lc);
+    double *ysub = malloc(sizeof(double) * ((size_t)lr + (size_t)lc + 1) * (size_t)c2);
+    if (!rm || !cm || !ysub) {
+        free(rm), free(cm), free(ysub);
         return FT_ERR_ALLOC;
     }
     double *out = p->buf, *an = out + m * c2;
     memset(out, 0, sizeof(double) * (size_t)(m * (c2 + 1)));
-    /* the local rows and columns inside sub(A): contiguous ranges (the local order is the
-     * global one), so the local product reads nothing outside it */
+    /* the local rows and columns inside the submatrix: contiguous ranges (the local order is
+     * the global one), so the local product reads nothing outside it */
     int64_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
     while (r0 < lr && rm[r0] < 0) r0++;
     for (r1 = r0; r1 < lr && rm[r1] >= 0;) r1++;
     while (c0 < lc && cm[c0] < 0) c0++;
     for (c1 = c0; c1 < lc && cm[c1] >= 0;) c1++;
-    /* the rows of Y for the local k-indices (A's columns, or its rows when transposed) */
+    /* the rows of Y for the local k-indices (X's columns, or its rows when transposed) */
     const int64_t nk = tr ? r1 - r0 : c1 - c0, nmi = tr ? c1 - c0 : r1 - r0;
     const int64_t *km = tr ? rm + r0 : cm + c0, *mm = tr ? cm + c0 : rm + r0;
     for (int64_t x = 0; x < c2; x++)
-        for (int64_t l = 0; l < nk; l++) p->ysub[l + x * nk] = Y[km[l] + x * k];
-    /* the local product: op(A_local) (nmi x nk) times ysub (nk x c2), into a local block */
-    double *loc = p->ysub + nk * c2;
+        for (int64_t l = 0; l < nk; l++) ysub[l + x * nk] = Y[km[l] + x * k];
+    /* the local product: op(X_local) (nmi x nk) times ysub (nk x c2), into a local block */
+    double *loc = ysub + nk * c2;
     if (nmi > 0 && nk > 0) {
         const int M = (int)nmi, N = (int)c2, K = (int)nk, LDA = (int)(ld > 1 ? ld : 1);
         const double one = 1.0, zero = 0.0;
-        dgemm_(tr ? "T" : "N", "N", &M, &N, &K, &one, p->A + r0 + c0 * ld, &LDA, p->ysub, &K,
-               &zero, loc, &M, 1, 1);
+        dgemm_(tr ? "T" : "N", "N", &M, &N, &K, &one, X + r0 + c0 * ld, &LDA, ysub, &K, &zero,
+               loc, &M, 1, 1);
     }
     for (int64_t x = 0; x < c2 && nk > 0; x++) /* (no local product without k-indices) */
         for (int64_t l = 0; l < nmi; l++) out[mm[l] + x * m] += loc[l + x * nmi];
-    /* |sig op(A)| row sums: over the local rows of A (rows of op(A) unless transposed) */
+    /* |sig op(X)| row sums: over the local rows of X (rows of op(X) unless transposed) */
     for (int64_t lj = 0; lj < lc; lj++) {
-        const double *a = p->A + lj * ld;
+        const double *a = X + lj * ld;
         if (cm[lj] < 0) continue;
         if (!tr) {
             for (int64_t li = 0; li < lr; li++)
                 if (rm[li] >= 0) an[rm[li]] += fabs(p->sig * a[li]);
         } else {
-            double s = 0.0;
+            double sum = 0.0;
             for (int64_t li = 0; li < lr; li++)
-                if (rm[li] >= 0) s += fabs(p->sig * a[li]);
-            an[cm[lj]] += s;
+                if (rm[li] >= 0) sum += fabs(p->sig * a[li]);
+            an[cm[lj]] += sum;
         }
     }
-    free(rm), free(cm);
+    free(rm), free(cm), free(ysub);
     dist_allsum(g, out, m, c2 + 1);
-    memcpy(p->hP, out, sizeof(double) * (size_t)(m * c2));
-    memcpy(p->anorm, an, sizeof(double) * (size_t)m);
+    memcpy(s->P, out, sizeof(double) * (size_t)(m * c2));
+    memcpy(s->an, an, sizeof(double) * (size_t)m);
     return FT_SUCCESS;
 }
 
-/* Evaluate every (row, tile) check. Returns the number of failing checks; fills fail[i + J m]
- * with the abft outcome. nu: unverifiable checks. */
-static int64_t verify(const pg_t *p, int *fail, int64_t *nu)
+/* zmax[J] = max_l z[l + J k] (NaN propagates: the check is then unverifiable) */
+static void zmax_of(side_t *s, const double *z, int64_t k)
 {
-    const int64_t m = p->m, nt = p->nt;
+    for (int64_t J = 0; J < s->nt; J++) {
+        double mx = 0.0;
+        for (int64_t l = 0; l < k; l++) {
+            const double v = z[l + J * k];
+            if (v > mx || v != v) mx = v;
+        }
+        s->zmax[J] = mx;
+    }
+}
+
+/* the residuals of line i of tile J: computed minus predicted, plain and weighted */
+static void residuals(const pg_t *p, const side_t *s, int64_t i, int64_t J, double *de,
+                     double *dw)
+{
+    const int64_t e = i + 2 * J * s->m, w = e + s->m;
+    double pe = p->alpha * s->P[e], pw = p->alpha * s->P[w];
+    if (p->beta != 0.0) pe += p->beta * s->C0[e], pw += p->beta * s->C0[w];
+    *de = s->CS[e] - pe, *dw = s->CS[w] - pw;
+}
+
+static int64_t tile_w(const pg_t *p, int64_t ext, int64_t J)
+{
+    return ext - J * p->T < p->T ? ext - J * p->T : p->T;
+}
+
+/* One check of a side: abft_check's outcome, its threshold in *tau */
+static int check_line(const pg_t *p, const side_t *s, int64_t i, int64_t J, double *tau)
+{
+    double de, dw;
+    residuals(p, s, i, J, &de, &dw);
+    return abft_check(p->tol, p->k, tile_w(p, s->ext, J), p->alpha, p->beta, s->an[i],
+                      s->zmax[J], p->beta != 0.0 ? s->h[i + J * s->m] : 0.0, s->s[i + J * s->m],
+                      de, dw, p->rsig, tau);
+}
+
+/* Evaluate every check of a side. Returns the number of failing checks; fills
+ * fail[i + J m] with the abft outcome. nu: unverifiable checks. */
+static int64_t verify(const pg_t *p, const side_t *s, int *fail, int64_t *nu)
+{
     int64_t nf = 0;
     *nu = 0;
-    for (int64_t J = 0; J < nt; J++) {
-        const int64_t tj = p->n - J * p->T < p->T ? p->n - J * p->T : p->T;
-        for (int64_t i = 0; i < m; i++) {
-            const int64_t e = i + 2 * J * m, w = e + m;
-            double pe = p->alpha * p->hP[e], pw = p->alpha * p->hP[w], h = 0.0;
-            if (p->beta != 0.0) {
-                pe += p->beta * p->hC0[e], pw += p->beta * p->hC0[w];
-                h = p->h[i + J * m];
-            }
+    for (int64_t J = 0; J < s->nt; J++)
+        for (int64_t i = 0; i < s->m; i++) {
             double tau;
-            const int r =
-                abft_check(p->tol, p->k, tj, p->alpha, p->beta, p->anorm[i], p->zmax[J], h,
-                           p->s[i + J * m], p->hCS[e] - pe, p->hCS[w] - pw, p->rsig, &tau);
-            fail[i + J * m] = r;
+            const int r = check_line(p, s, i, J, &tau);
+            fail[i + J * s->m] = r;
             if (r == ABFT_UNVERIFIABLE) (*nu)++;
             else if (r != ABFT_PASS) nf++;
         }
-    }
     return nf;
 }
+
 
 static int inject_c(pg_t *p, int64_t call)
 {
@@ -244,6 +340,7 @@ static int inject_c(pg_t *p, int64_t call)
     return FT_SUCCESS;
 }
 
+
 static int check_args(const dist_grid_t *g, char ta, char tb, int m, int n, int k, int ia, int ja,
                       const int *dA, int ib, int jb, const int *dB, int ic, int jc, const int *dC)
 {
@@ -259,41 +356,269 @@ static int check_args(const dist_grid_t *g, char ta, char tb, int m, int n, int 
     return st;
 }
 
+
+/* The column checks on the rare path (collective): C0's column sums reduced, Y' = op(A)^T E_r
+ * (k x 2mt) with the block sums of |op(A)| over the tiles of rows, the prediction op(B)^T Y'. */
+static int columns_ready(pg_t *p)
+{
+    side_t *s = &p->c;
+    const int64_t n = p->n, k = p->k, mt = p->mt;
+    if (p->beta != 0.0) {
+        dist_allsum(&p->g, p->c0t, n, 3 * mt);
+        memcpy(s->C0, p->c0t, sizeof(double) * (size_t)(n * 2 * mt));
+        memcpy(s->h, p->c0t + n * 2 * mt, sizeof(double) * (size_t)(n * mt));
+    }
+    double *yz = malloc(sizeof(double) * (size_t)(k * 3 * mt));
+    if (!yz) return FT_ERR_ALLOC;
+    int st = tile_sums(p, p->A, p->ia - 1, p->ja - 1, p->dA, notrans(p->ta), k, p->m, yz, NULL);
+    if (!st) {
+        zmax_of(s, yz + k * 2 * mt, k);
+        st = predict(p, s, p->B, p->dB, p->ib, p->jb, notrans(p->tb), yz);
+    }
+    free(yz);
+    return st;
+}
+
+/* the local element at (row i, column j) of sub(C), or NULL on other processes */
+static double *elem(const pg_t *p, int64_t i, int64_t j)
+{
+    return dist_elem(&p->g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + j);
+}
+
+/* The only non-finite element of row i of tile J (its column in the tile), or -1: collective */
+static int64_t nonfinite_in_row(pg_t *p, int64_t i, int64_t J)
+{
+    const int64_t tj = tile_w(p, p->n, J);
+    int64_t found = -1;
+    for (int64_t c = J * p->T; c < J * p->T + tj && found < 0; c++) {
+        double v = 0.0, *x = elem(p, i, c);
+        if (x && !isfinite(*x)) v = 1.0;
+        dist_allsum(&p->g, &v, 1, 1); /* every process loops alike */
+        if (v > 0.0) found = c - J * p->T;
+    }
+    return found;
+}
+
+/* Where line l of tile J of a side points by the ratio of its residuals (0-based in the tile,
+ * width w), or -1: not finite, out of the tile, or inconsistent with one error */
+static int64_t point(const pg_t *p, const side_t *s, int64_t l, int64_t J, int64_t w)
+{
+    double de, dw, tau = 0.0;
+    residuals(p, s, l, J, &de, &dw);
+    check_line(p, s, l, J, &tau);
+    const int64_t q =
+        isfinite(de) && isfinite(dw) && de != 0.0 ? abft_locate(dw / de, p->W) : -1;
+    return q >= 0 && q < w && abft_consistent(de, dw, q, p->W, tau) ? q : -1;
+}
+
+typedef struct {
+    int64_t i, j;  /* the element */
+    int col;       /* rebuilt from its column check (else its row check) */
+    double before; /* its value (on its owner) */
+} fix_t;
+
+/*
+ * The default's rare path (beta != 0, no copy of C): locate the errors behind the failing row
+ * checks with the column checks, ft_dgemm's way (dgemm_repair.c), and rebuild each from the
+ * check it is alone in; up to four rounds, then every check must pass. fail: the row checks'
+ * outcomes (m x nt). *nfix: elements rebuilt; *left: checks still failing (0: corrected).
+ */
+static int repair(pg_t *p, int *fail, int64_t *nfix, int64_t *left)
+{
+    const int64_t m = p->m, n = p->n, T = p->T, nt = p->nt, mt = p->mt;
+    *nfix = *left = 0;
+    FT_CHECK(columns_ready(p));
+    int *cfail = malloc(sizeof(int) * (size_t)(n * mt));
+    unsigned char *ck = calloc((size_t)(m * nt), 1); /* row checks judged their checksum's */
+    fix_t *fx = malloc(sizeof(fix_t) * (size_t)(m * nt + n * mt + 1));
+    int64_t *R = malloc(sizeof(int64_t) * (size_t)(5 * T));
+    if (!cfail || !ck || !fx || !R) {
+        free(cfail), free(ck), free(fx), free(R);
+        return FT_ERR_ALLOC;
+    }
+    int64_t *R1 = R + T, *S = R1 + T, *pt = S + T, nu = 0; /* pt: 2T (rows, then columns) */
+    int st = FT_SUCCESS;
+    for (int round = 0;; round++) {
+        /* the current sums and every check (round 0: the row checks are the caller's) */
+        if (round > 0 && (st = c_sums(p, &p->r, NULL))) break;
+        if ((st = c_sums(p, &p->c, NULL))) break;
+        if (round > 0) verify(p, &p->r, fail, &nu);
+        verify(p, &p->c, cfail, &nu);
+        int64_t bad = 0;
+        for (int64_t x = 0; x < m * nt; x++)
+            if (ck[x] || fail[x] == ABFT_UNVERIFIABLE) fail[x] = ABFT_PASS;
+            else bad += fail[x] != ABFT_PASS;
+        for (int64_t x = 0; x < n * mt; x++)
+            if (cfail[x] == ABFT_UNVERIFIABLE) cfail[x] = ABFT_PASS;
+            else bad += cfail[x] != ABFT_PASS;
+        if (!bad || round == 4) {
+            *left = bad;
+            break;
+        }
+        /* locate, tile by tile */
+        int64_t nf = 0;
+        for (int64_t I = 0; I < mt; I++)
+            for (int64_t J = 0; J < nt; J++) {
+                const int64_t i0 = I * T, j0 = J * T, ti = tile_w(p, m, I), tj = tile_w(p, n, J);
+                int64_t nR = 0, nR1 = 0, nS = 0;
+                for (int64_t i = i0; i < i0 + ti; i++) {
+                    const int r = fail[i + J * m];
+                    if (r == ABFT_FAIL_BOTH) R[nR++] = i;
+                    else if (abft_is_checksum_only(r)) R1[nR1++] = i;
+                }
+                for (int64_t j = j0; j < j0 + tj; j++)
+                    if (cfail[j + I * n] != ABFT_PASS) S[nS++] = j;
+                if (nS > 0) /* with failing columns, a half-failing row is a small data error */
+                    for (int64_t x = 0; x < nR1; x++) R[nR++] = R1[x];
+                if (nR == 1 && nS >= 1) {
+                    /* one row: each failing column holds one error — in that row, unless the
+                     * column's ratio points elsewhere (errors that cancel in a row's checks) */
+                    for (int64_t x = 0; x < nS; x++) {
+                        const int64_t q = point(p, &p->c, S[x], I, ti);
+                        fx[nf++] = (fix_t){q >= 0 ? i0 + q : R[0], S[x], 1, 0.0};
+                    }
+                } else if (nS == 1 && nR >= 1) { /* one column: likewise, each failing row */
+                    for (int64_t x = 0; x < nR; x++) {
+                        const int64_t q = point(p, &p->r, R[x], J, tj);
+                        fx[nf++] = (fix_t){R[x], q >= 0 ? j0 + q : S[0], 0, 0.0};
+                    }
+                } else if (nS == 0 && nR + nR1 >= 1) {
+                    /* rows alone: each located by the ratio of its residuals; where only one of
+                     * a row's checks fails, that is data only when the plain one fails and the
+                     * ratio locates a column consistently (a data error delta in (tau, tau/w_j]
+                     * shows in the weighted check as w_j delta <= tau) — else the prediction was
+                     * hit (the weighted check alone data cannot fail: w <= 1), the data are
+                     * untouched */
+                    for (int64_t x = 0; x < nR + nR1; x++) {
+                        const int64_t i = x < nR ? R[x] : R1[x - nR];
+                        double de, dw, tau = 0.0;
+                        residuals(p, &p->r, i, J, &de, &dw);
+                        const int64_t jj = isfinite(de) && isfinite(dw) && de != 0.0
+                                               ? abft_locate(dw / de, p->W)
+                                               : -1;
+                        const int r = check_line(p, &p->r, i, J, &tau);
+                        if (x >= nR && (r != ABFT_FAIL_PLAIN || jj < 0 || jj >= tj ||
+                                        !abft_consistent(de, dw, jj, p->W, tau))) {
+                            if (p->root) p->rep->checksum_errors++;
+                            ck[i + J * m] = 1;
+                            continue;
+                        }
+                        const int64_t c = jj >= 0 && jj < tj ? jj : nonfinite_in_row(p, i, J);
+                        if (c >= 0) fx[nf++] = (fix_t){i, j0 + c, 0, 0.0};
+                    }
+                } else if (nR == 0 && nS >= 1) {
+                    /* columns alone (a data error just above the column's threshold, below
+                     * the rows'): each located by its ratio */
+                    for (int64_t x = 0; x < nS; x++) {
+                        double de, dw;
+                        residuals(p, &p->c, S[x], I, &de, &dw);
+                        const int64_t ii = isfinite(de) && isfinite(dw) && de != 0.0
+                                               ? abft_locate(dw / de, p->W)
+                                               : -1;
+                        if (ii >= 0 && ii < ti) fx[nf++] = (fix_t){i0 + ii, S[x], 1, 0.0};
+                    }
+                }
+                else if (nR >= 2 && nS >= 2) {
+                    /* several rows and columns: peeled. A row whose ratio locates one of the
+                     * failing columns consistently points to an element, and so does a column
+                     * whose ratio locates one of the failing rows. The row's formula is exact
+                     * when no other column points to that row (its other elements are right), the
+                     * column's when no other row points to that column; an element with neither
+                     * waits, and so does one whose formula would see another element of this
+                     * round zeroed in its line. */
+                    for (int64_t x = 0; x < nR + nS; x++) {
+                        const int col = x >= nR;
+                        const int64_t l = col ? S[x - nR] : R[x];
+                        const int64_t q = point(p, col ? &p->c : &p->r, l, col ? I : J,
+                                                col ? ti : tj);
+                        int in = 0;
+                        for (int64_t y = 0; y < (col ? nR : nS) && q >= 0; y++)
+                            in |= (col ? R[y] : S[y]) == (col ? i0 : j0) + q;
+                        pt[x] = in ? (col ? i0 : j0) + q : -1; /* the row / column pointed to */
+                    }
+                    const int64_t n0 = nf;
+                    for (int pass = 0; pass < 2; pass++) /* the columns' formula first */
+                        for (int64_t x = pass ? 0 : nR; x < (pass ? nR : nR + nS); x++) {
+                            if (pt[x] < 0) continue;
+                            const int col = !pass;
+                            const int64_t i = col ? pt[x] : R[x], j = col ? S[x - nR] : pt[x];
+                            int other = 0, clash = 0;
+                            for (int64_t y = col ? 0 : nR; y < (col ? nR : nR + nS); y++)
+                                other |= pt[y] == (col ? j : i) && (col ? R[y] : S[y - nR]) !=
+                                                                       (col ? i : j);
+                            for (int64_t y = n0; y < nf; y++)
+                                clash |= (fx[y].i == i && fx[y].j == j) ||
+                                         ((!col || !fx[y].col) && fx[y].i == i) ||
+                                         ((col || fx[y].col) && fx[y].j == j);
+                            if (!other && !clash) fx[nf++] = (fix_t){i, j, col, 0.0};
+                        }
+                }
+            }
+        if (!nf) {
+            *left = bad;
+            break;
+        }
+        /* rebuild: the located elements set to 0, the sums formed again, each element from
+         * the check it is alone in */
+        for (int64_t x = 0; x < nf; x++) {
+            double *e = elem(p, fx[x].i, fx[x].j);
+            if (e) fx[x].before = *e, *e = 0.0;
+        }
+        if ((st = c_sums(p, &p->r, NULL)) || (st = c_sums(p, &p->c, NULL))) break;
+        for (int64_t x = 0; x < nf; x++) {
+            double *e = elem(p, fx[x].i, fx[x].j);
+            if (!e) continue;
+            const int col = fx[x].col;
+            double de, dw;
+            if (col) residuals(p, &p->c, fx[x].j, fx[x].i / T, &de, &dw);
+            else residuals(p, &p->r, fx[x].i, fx[x].j / T, &de, &dw);
+            *e = -de * p->rsig;
+            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_C, fx[x].i, fx[x].j,
+                            col ? fx[x].i / T : fx[x].j / T, fx[x].before, *e);
+        }
+        *nfix += nf;
+    }
+    free(cfail), free(ck), free(fx), free(R);
+    return st;
+}
+
 static int run(pg_t *p)
 {
     const dist_grid_t *g = &p->g;
-    const int c2 = (int)(2 * p->nt), m = p->m, n = p->n, k = p->k;
-    const int64_t call = p->ctx->ncalls++;
-    const size_t mc = (size_t)m * (size_t)c2, mk = (size_t)(m > k ? m : k);
-    const int alr = dist_numroc(p->dA[M_], p->dA[MB_], g->myrow, p->dA[RSRC_], g->nprow);
-    const int alc = dist_numroc(p->dA[N_], p->dA[NB_], g->mycol, p->dA[CSRC_], g->npcol);
-    p->hP = malloc(sizeof(double) * mc * 3);
-    p->anorm = malloc(sizeof(double) * (size_t)(m + p->nt + 2 * (int64_t)m * p->nt + k * p->nt));
-    p->buf = malloc(sizeof(double) * (mk * (size_t)(3 * p->nt + 1) + (size_t)k * (size_t)c2));
-    p->ysub = malloc(sizeof(double) * ((size_t)alr + (size_t)alc + 1) * (size_t)c2);
-    if (!p->hP || !p->anorm || !p->buf || !p->ysub) return FT_ERR_ALLOC;
-    p->hC0 = p->hP + mc, p->hCS = p->hC0 + mc;
-    p->zmax = p->anorm + m, p->h = p->zmax + p->nt, p->s = p->h + (int64_t)m * p->nt;
-    double *z = p->s + (int64_t)m * p->nt; /* k x nt */
-    double *Y = p->buf + mk * (size_t)(3 * p->nt + 1); /* k x 2nt, replicated */
+    const int m = p->m, n = p->n, k = p->k;
+    const int64_t call = p->ctx->ncalls++, nt = p->nt;
+    const int64_t mk = m > k ? m : k, nk = n > k ? n : k;
+    /* the column side only where it may be needed: the default's rare path */
+    const int cols = p->beta != 0.0 && p->ctx->policy.backup_c != 1;
+    FT_CHECK(side_alloc(&p->r, m, n, p->T));
+    if (cols) FT_CHECK(side_alloc(&p->c, n, m, p->T));
+    const int64_t bsz = mk * (3 * nt + 1) > nk * (3 * p->mt + 1) || !cols
+                            ? mk * (3 * nt + 1)
+                            : nk * (3 * p->mt + 1);
+    p->buf = malloc(sizeof(double) * (size_t)bsz);
+    p->c0t = cols ? malloc(sizeof(double) * (size_t)(n * 3 * p->mt)) : NULL;
+    double *yz = malloc(sizeof(double) * (size_t)(k * 3 * nt));
+    if (!p->buf || (cols && !p->c0t) || !yz) {
+        free(yz);
+        return FT_ERR_ALLOC;
+    }
     const double t0 = ft_wtime();
 
     /* the encoding: Y = op(B) E and the block sums of |op(B)|, then P = op(A) Y and the row
      * sums of |op(A)|, then C's sums before the product — each one pass over a local array and
      * one all-reduce */
-    FT_CHECK(tile_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, !notrans(p->tb), k, p->buf));
-    memcpy(Y, p->buf, sizeof(double) * (size_t)k * (size_t)c2);
-    memcpy(z, p->buf + (size_t)k * (size_t)c2, sizeof(double) * (size_t)k * (size_t)p->nt);
-    FT_CHECK(predict(p, Y));
-    for (int64_t J = 0; J < p->nt; J++) {
-        double mx = 0.0;
-        for (int64_t l = 0; l < k; l++) {
-            const double v = z[l + J * k];
-            if (v > mx || v != v) mx = v; /* NaN propagates: the check is then unverifiable */
-        }
-        p->zmax[J] = mx;
+    int st = tile_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, !notrans(p->tb), k, n, yz, NULL);
+    if (!st) {
+        zmax_of(&p->r, yz + k * 2 * nt, k);
+        st = predict(p, &p->r, p->A, p->dA, p->ia, p->ja, !notrans(p->ta), yz);
     }
-    if (p->beta != 0.0) FT_CHECK(c_sums(p, p->hC0, p->h));
+    free(yz);
+    if (st) return st;
+    if (p->beta != 0.0) {
+        FT_CHECK(c_sums(p, &p->r, p->c0t));
+        memcpy(p->r.C0, p->r.CS, sizeof(double) * (size_t)(m * 2 * nt));
+        memcpy(p->r.h, p->r.s, sizeof(double) * (size_t)(m * nt));
+    }
     if (p->beta != 0.0 && p->ctx->policy.backup_c == 1) {
         const int clc = dist_numroc(p->dC[N_], p->dC[NB_], g->mycol, p->dC[CSRC_], g->npcol);
         const size_t nl = (size_t)p->dC[LLD_] * (size_t)(clc > 0 ? clc : 0);
@@ -309,181 +634,117 @@ static int run(pg_t *p)
     if (p->ctx->nfaults) inject_c(p, call);
 
     const double t1 = ft_wtime();
-    FT_CHECK(c_sums(p, p->hCS, p->s));
-    int *fail = malloc(sizeof(int) * (size_t)m * (size_t)p->nt);
+    FT_CHECK(c_sums(p, &p->r, NULL));
+    int *fail = malloc(sizeof(int) * (size_t)m * (size_t)nt);
     if (!fail) return FT_ERR_ALLOC;
-    int64_t nu = 0, nf = verify(p, fail, &nu);
-    if (p->root) p->rep->checks += (int64_t)m * p->nt, p->rep->unchecked += nu;
+    int64_t nu = 0, nf = verify(p, &p->r, fail, &nu);
+    if (p->root) p->rep->checks += (int64_t)m * nt, p->rep->unchecked += nu;
     int status = FT_SUCCESS;
-    if (nf > 0) {
-        int64_t nloc = 0, bad = 0;
-        /* the rows computed again where that needs no input C (beta = 0) or it was kept
-         * (policy.backup_c = 1); else located and rebuilt from their checks, one error a row */
-        const int recomp = p->beta == 0.0 || p->C0 != NULL;
-        if (recomp) {
-            /* every failing row of a tile is computed again (below), even where one check alone
-             * fails — with one error that is the checksum's (the prediction hit: data cannot fail
-             * the weighted check alone, w <= 1, and fail the plain one alone only with a
-             * consistent location), but two errors in one row can cancel in either check; what
-             * still fails one check alone after the row is computed again is the checksum's */
-            for (int64_t J = 0; J < p->nt; J++)
-                for (int64_t i = 0; i < m; i++) {
-                    const int r = fail[i + J * m];
-                    if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
-                    fail[i + J * m] = 1000;
-                    nloc++;
-                }
-            /* Each flagged row of a tile is computed again from the operands (and, beta != 0, the
-             * input C kept): whatever the errors in it. The row's two checks locate one error by
-             * their ratio, but two in one row (a large and a small one) are located as one, whose
-             * rebuild absorbs the other, and the re-check cannot see it where the two columns'
-             * weights are close (the distributed campaign with several faults a trial,
-             * docs/dist.md); recomputing a row leaves nothing to locate. A tile with more than
-             * eight flagged rows is computed again whole. Every process takes part (the flags are
-             * replicated). */
-            for (int64_t J = 0; J < p->nt && nloc; J++) {
-                const int tj = (int)(n - J * p->T < p->T ? n - J * p->T : p->T);
-                int64_t cnt = 0;
-                for (int64_t i = 0; i < m; i++) cnt += fail[i + J * m] >= 1000;
-                if (!cnt) continue;
-                const int whole = cnt > 8;
-                for (int64_t i = 0; i < m; i++) {
-                    if (!whole && fail[i + J * m] < 1000) continue;
-                    const int rows = whole ? m : 1;
-                    const int i0 = whole ? 0 : (int)i;
-                    /* the rows' input C back (beta != 0), then the product for them */
-                    for (int x = 0; x < rows && p->C0; x++)
-                        for (int c = 0; c < tj; c++) {
-                            double *e = dist_elem(g, p->C, p->dC, p->ic - 1 + i0 + x,
-                                                  p->jc - 1 + J * p->T + c);
-                            if (e) *e = p->C0[e - p->C];
-                        }
-                    const int ai = notrans(p->ta) ? p->ia + i0 : p->ia;
-                    const int aj = notrans(p->ta) ? p->ja : p->ja + i0;
-                    const int bi = notrans(p->tb) ? p->ib : p->ib + (int)(J * p->T);
-                    const int bj = notrans(p->tb) ? p->jb + (int)(J * p->T) : p->jb;
-                    const int ci = p->ic + i0, cj = p->jc + (int)(J * p->T);
-                    pdgemm_(&p->ta, &p->tb, &rows, &tj, &k, &p->alpha, p->A, &ai, &aj, p->dA, p->B,
-                            &bi, &bj, p->dB, &p->beta, p->C, &ci, &cj, p->dC, 1, 1);
-                    if (p->root) {
-                        p->rep->recomputed++;
-                        ft_report_event(p->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, whole ? -1 : i,
-                                        J * p->T, J, 0.0, 0.0);
-                    }
-                    if (whole) break;
-                }
+    if (nf > 0 && !cols) {
+        /* computed again where that needs no input C (beta = 0) or it was kept */
+        int64_t nloc = 0;
+        /* every failing row of a tile is computed again (below), even where one check alone
+         * fails — with one error that is the checksum's (the prediction hit: data cannot fail
+         * the weighted check alone, w <= 1, and fail the plain one alone only with a
+         * consistent location), but two errors in one row can cancel in either check; what
+         * still fails one check alone after the row is computed again is the checksum's */
+        for (int64_t J = 0; J < p->nt; J++)
+            for (int64_t i = 0; i < m; i++) {
+                const int r = fail[i + J * m];
+                if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
+                fail[i + J * m] = 1000;
+                nloc++;
             }
-        } else {
-            /* locate: a data error shows in both checks; one check alone is the checksum's */
-            for (int64_t J = 0; J < p->nt; J++)
-                for (int64_t i = 0; i < m; i++) {
-                    const int r = fail[i + J * m];
-                    if (r == ABFT_PASS || r == ABFT_UNVERIFIABLE) continue;
-                    const int64_t e = i + 2 * J * m, w = e + m;
-                    const double pe =
-                        p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
-                    const double pw =
-                        p->alpha * p->hP[w] + (p->beta != 0.0 ? p->beta * p->hC0[w] : 0.0);
-                    const double de = p->hCS[e] - pe, dw = p->hCS[w] - pw;
-                    const int64_t tj = n - J * p->T < p->T ? n - J * p->T : p->T;
-                    const int64_t jj =
-                        isfinite(de) && isfinite(dw) && de != 0.0 ? abft_locate(dw / de, p->W) : -1;
-                    if (abft_is_checksum_only(r)) {
-                        /* the plain check alone: a data error delta in (tau, tau / w_j] shows in
-                         * the weighted one as w_j delta <= tau — data when the ratio locates a
-                         * column consistently; else (and the weighted check alone, which data
-                         * cannot cause: w <= 1) the prediction was hit, the data are untouched */
-                        double tau = 0.0;
-                        abft_check(p->tol, p->k, tj, p->alpha, p->beta, p->anorm[i], p->zmax[J],
-                                   p->beta != 0.0 ? p->h[i + J * m] : 0.0, p->s[i + J * m], de, dw,
-                                   p->rsig, &tau);
-                        if (r != ABFT_FAIL_PLAIN || jj < 0 || jj >= tj ||
-                            !abft_consistent(de, dw, jj, p->W, tau)) {
-                            if (p->root) p->rep->checksum_errors++;
-                            fail[i + J * m] = ABFT_PASS; /* not data: nothing to re-check */
-                            continue;
-                        }
+        /* Each flagged row of a tile is computed again from the operands (and, beta != 0, the
+         * input C kept): whatever the errors in it. The row's two checks locate one error by
+         * their ratio, but two in one row (a large and a small one) are located as one, whose
+         * rebuild absorbs the other, and the re-check cannot see it where the two columns'
+         * weights are close (the distributed campaign with several faults a trial,
+         * docs/dist.md); recomputing a row leaves nothing to locate. A tile with more than
+         * eight flagged rows is computed again whole. Every process takes part (the flags are
+         * replicated). */
+        for (int64_t J = 0; J < p->nt && nloc; J++) {
+            const int tj = (int)(n - J * p->T < p->T ? n - J * p->T : p->T);
+            int64_t cnt = 0;
+            for (int64_t i = 0; i < m; i++) cnt += fail[i + J * m] >= 1000;
+            if (!cnt) continue;
+            const int whole = cnt > 8;
+            for (int64_t i = 0; i < m; i++) {
+                if (!whole && fail[i + J * m] < 1000) continue;
+                const int rows = whole ? m : 1;
+                const int i0 = whole ? 0 : (int)i;
+                /* the rows' input C back (beta != 0), then the product for them */
+                for (int x = 0; x < rows && p->C0; x++)
+                    for (int c = 0; c < tj; c++) {
+                        double *e = dist_elem(g, p->C, p->dC, p->ic - 1 + i0 + x,
+                                              p->jc - 1 + J * p->T + c);
+                        if (e) *e = p->C0[e - p->C];
                     }
-                    if (jj < 0 || jj >= tj) { /* a NaN / Inf element: the row's non-finite one */
-                        int64_t found = -1;
-                        for (int64_t c = J * p->T; c < J * p->T + tj && found < 0; c++) {
-                            double v = 0.0,
-                                   *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
-                            if (x && !isfinite(*x)) v = 1.0;
-                            dist_allsum(g, &v, 1, 1); /* collective: every process loops alike */
-                            if (v > 0.0) found = c - J * p->T;
-                        }
-                        if (found < 0) {
-                            bad++;
-                            fail[i + J * m] = -2;
-                            continue;
-                        }
-                        fail[i + J * m] = (int)(1000 + found);
-                    } else {
-                        fail[i + J * m] = (int)(1000 + jj);
-                    }
-                    nloc++;
+                const int ai = notrans(p->ta) ? p->ia + i0 : p->ia;
+                const int aj = notrans(p->ta) ? p->ja : p->ja + i0;
+                const int bi = notrans(p->tb) ? p->ib : p->ib + (int)(J * p->T);
+                const int bj = notrans(p->tb) ? p->jb + (int)(J * p->T) : p->jb;
+                const int ci = p->ic + i0, cj = p->jc + (int)(J * p->T);
+                pdgemm_(&p->ta, &p->tb, &rows, &tj, &k, &p->alpha, p->A, &ai, &aj, p->dA, p->B,
+                        &bi, &bj, p->dB, &p->beta, p->C, &ci, &cj, p->dC, 1, 1);
+                if (p->root) {
+                    p->rep->recomputed++;
+                    ft_report_event(p->rep, FT_EVENT_RECOMPUTED, FT_REGION_C, whole ? -1 : i,
+                                    J * p->T, J, 0.0, 0.0);
                 }
-            if (p->root) p->rep->detected += nloc + bad, p->rep->located += nloc;
-            /* rebuild the located elements from their checks */
-            for (int64_t J = 0; J < p->nt; J++)
-                for (int64_t i = 0; i < m; i++)
-                    if (fail[i + J * m] >= 1000) {
-                        double *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i,
-                                              p->jc - 1 + J * p->T + (fail[i + J * m] - 1000));
-                        if (x) *x = 0.0;
-                    }
-            if (nloc && (status = c_sums(p, p->hCS, p->s))) {
-                free(fail);
-                return status;
+                if (whole) break;
             }
-            for (int64_t J = 0; J < p->nt; J++)
-                for (int64_t i = 0; i < m; i++)
-                    if (fail[i + J * m] >= 1000) {
-                        const int64_t e = i + 2 * J * m, c = J * p->T + (fail[i + J * m] - 1000);
-                        const double pe =
-                            p->alpha * p->hP[e] + (p->beta != 0.0 ? p->beta * p->hC0[e] : 0.0);
-                        double *x = dist_elem(g, p->C, p->dC, p->ic - 1 + i, p->jc - 1 + c);
-                        if (x) {
-                            const double before = *x;
-                            *x = (pe - p->hCS[e]) * p->rsig;
-                            ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_C, i, c, J,
-                                            before, *x);
-                        }
-                    }
         }
-        /* verify again: a check of a recomputed row that fails now, even one check alone, or a
-         * data error anywhere, is left (an error in the operands themselves recurs) */
-        int64_t left = 0;
+        /* verify again: a check of a recomputed row that fails now, even one check alone, is
+         * left (an error in the operands themselves recurs) */
+        int64_t left = 0, ck = 0;
         if (nloc) {
-            int *was = malloc(sizeof(int) * (size_t)m * (size_t)p->nt);
-            if (!was) return FT_ERR_ALLOC;
-            memcpy(was, fail, sizeof(int) * (size_t)m * (size_t)p->nt);
-            if ((status = c_sums(p, p->hCS, p->s))) {
+            int *was = malloc(sizeof(int) * (size_t)m * (size_t)nt);
+            if (!was) {
+                free(fail);
+                return FT_ERR_ALLOC;
+            }
+            memcpy(was, fail, sizeof(int) * (size_t)m * (size_t)nt);
+            if ((status = c_sums(p, &p->r, NULL))) {
                 free(was), free(fail);
                 return status;
             }
             int64_t nu2 = 0;
-            verify(p, fail, &nu2);
-            int64_t ck = 0;
-            for (int64_t x = 0; x < (int64_t)m * p->nt; x++) {
+            verify(p, &p->r, fail, &nu2);
+            for (int64_t x = 0; x < (int64_t)m * nt; x++) {
                 if (fail[x] == ABFT_PASS || fail[x] == ABFT_UNVERIFIABLE) continue;
-                if (recomp && was[x] >= 1000 && abft_is_checksum_only(fail[x]))
+                if (was[x] >= 1000 && abft_is_checksum_only(fail[x]))
                     ck++; /* computed again, one check alone still failing: the checksum */
-                else if (recomp || was[x] >= 1000 || !abft_is_checksum_only(fail[x]))
-                    left++; /* (rebuilt: a wrong location leaves the weighted residual) */
+                else
+                    left++;
             }
             free(was);
-            if (recomp && p->root) p->rep->checksum_errors += ck, p->rep->detected += nloc - ck;
+            if (p->root) p->rep->checksum_errors += ck, p->rep->detected += nloc - ck;
             nloc -= ck;
         }
-        if (left || bad) {
+        if (left) {
             status = FT_ERR_UNCORRECTABLE;
-            if (p->root) p->rep->uncorrectable += left + bad;
+            if (p->root) p->rep->uncorrectable += left;
             ft_log(p->ctx, 1, "pdgemm: %lld check(s) still failing after correction",
-                   (long long)(left + bad));
+                   (long long)left);
         } else if (p->root) {
             p->rep->corrected += nloc;
+        }
+    } else if (nf > 0) {
+        /* located with the column checks and rebuilt (repair) */
+        int64_t nfix = 0, left = 0;
+        if ((status = repair(p, fail, &nfix, &left))) {
+            free(fail);
+            return status;
+        }
+        if (p->root) p->rep->detected += nfix, p->rep->located += nfix;
+        if (left) {
+            status = FT_ERR_UNCORRECTABLE;
+            if (p->root) p->rep->uncorrectable += left;
+            ft_log(p->ctx, 1, "pdgemm: %lld check(s) still failing after correction",
+                   (long long)left);
+        } else if (p->root) {
+            p->rep->corrected += nfix;
         }
     }
     if (status == FT_SUCCESS && nu > 0) status = FT_ERR_UNCHECKED;
@@ -537,12 +798,13 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
         p.T = (T + 63) / 64 * 64;
     }
     p.nt = (n + p.T - 1) / p.T;
+    p.mt = (m + p.T - 1) / p.T;
     p.W = abft_wden(p.T);
     p.rsig = abft_gemm_rscale(p.T, k);
     p.sig = 1.0 / p.rsig;
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
     st = run(&p);
-    free(p.hP), free(p.anorm), free(p.buf), free(p.ysub), free(p.C0);
+    free(p.r.mem), free(p.c.mem), free(p.buf), free(p.c0t), free(p.C0);
     /* a failure of one process (allocation) is every process's */
     double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
     dist_allsum(&p.g, &v, 1, 1);
