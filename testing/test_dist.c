@@ -65,6 +65,18 @@ static void c_err(const grid_t *g, const dmat_t *C, const double *R, double *err
     free(G);
 }
 
+/* faults at sub(C)(fi[x], fj[x]) (bit b[x]), each added to ctx by the process owning it */
+static void add_c_faults(const grid_t *g, const dmat_t *C, ft_context_t *ctx, int i1, int j1,
+                         int nf, const long *fi, const long *fj, const int *b)
+{
+    for (int x = 0; x < nf; x++) {
+        if (owner(g, C, i1 - 1 + fi[x], j1 - 1 + fj[x]) != me_in(g)) continue;
+        ft_fault_t f = {.region = FT_REGION_C, .row = fi[x], .col = fj[x], .bit = b[x],
+                        .call = -1, .step = -1};
+        ft_inject_add(ctx, &f);
+    }
+}
+
 static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, int k)
 {
     const int off = 2; /* submatrices at (3, 2) */
@@ -146,13 +158,9 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
         ft_context_get_policy(ctx, &pol);
         pol.backup_c = 1;
         ft_context_set_policy(ctx, &pol);
-        for (int x = 0; x < 2; x++) {
-            const long j = x ? fj2 : fj;
-            if (owner(g, &C, i1 - 1 + fi, j1 - 1 + j) != me_in(g)) continue;
-            ft_fault_t f = {.region = FT_REGION_C, .row = fi, .col = j, .bit = x ? 30 : 61,
-                            .call = -1, .step = -1};
-            ft_inject_add(ctx, &f);
-        }
+        const long ri[2] = {fi, fi}, rj[2] = {fj, fj2};
+        const int rb[2] = {61, 30};
+        add_c_faults(g, &C, ctx, i1, j1, 2, ri, rj, rb);
         st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
                           beta, C.a, i1, j1, C.desc, &rep);
         ft_context_destroy(ctx);
@@ -181,12 +189,7 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
         memcpy(C.a, C0.a, bytes);
         ft_context_t *ctx = NULL;
         ft_context_create(&ctx, FT_DEVICE_CPU);
-        for (int x = 0; x < nfx; x++) {
-            if (owner(g, &C, i1 - 1 + pi[x], j1 - 1 + pj[x]) != me_in(g)) continue;
-            ft_fault_t f = {.region = FT_REGION_C, .row = pi[x], .col = pj[x], .bit = pb[x],
-                            .call = -1, .step = -1};
-            ft_inject_add(ctx, &f);
-        }
+        add_c_faults(g, &C, ctx, i1, j1, nfx, pi, pj, pb);
         st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1, B.desc,
                           beta, C.a, i1, j1, C.desc, &rep);
         ft_context_destroy(ctx);

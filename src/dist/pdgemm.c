@@ -582,6 +582,19 @@ static int repair(pg_t *p, int *fail, int64_t *nfix, int64_t *left)
     return st;
 }
 
+/* The outcome of a correction: `fixed` elements (or rows) corrected when no check is `left`
+ * failing, else FT_ERR_UNCORRECTABLE (counted once, on the root) */
+static int settle(pg_t *p, int64_t fixed, int64_t left)
+{
+    if (left) {
+        if (p->root) p->rep->uncorrectable += left;
+        ft_log(p->ctx, 1, "pdgemm: %lld check(s) still failing after correction", (long long)left);
+        return FT_ERR_UNCORRECTABLE;
+    }
+    if (p->root) p->rep->corrected += fixed;
+    return FT_SUCCESS;
+}
+
 static int run(pg_t *p)
 {
     const dist_grid_t *g = &p->g;
@@ -722,14 +735,7 @@ static int run(pg_t *p)
             if (p->root) p->rep->checksum_errors += ck, p->rep->detected += nloc - ck;
             nloc -= ck;
         }
-        if (left) {
-            status = FT_ERR_UNCORRECTABLE;
-            if (p->root) p->rep->uncorrectable += left;
-            ft_log(p->ctx, 1, "pdgemm: %lld check(s) still failing after correction",
-                   (long long)left);
-        } else if (p->root) {
-            p->rep->corrected += nloc;
-        }
+        status = settle(p, nloc, left);
     } else if (nf > 0) {
         /* located with the column checks and rebuilt (repair) */
         int64_t nfix = 0, left = 0;
@@ -738,14 +744,7 @@ static int run(pg_t *p)
             return status;
         }
         if (p->root) p->rep->detected += nfix, p->rep->located += nfix;
-        if (left) {
-            status = FT_ERR_UNCORRECTABLE;
-            if (p->root) p->rep->uncorrectable += left;
-            ft_log(p->ctx, 1, "pdgemm: %lld check(s) still failing after correction",
-                   (long long)left);
-        } else if (p->root) {
-            p->rep->corrected += nfix;
-        }
+        status = settle(p, nfix, left);
     }
     if (status == FT_SUCCESS && nu > 0) status = FT_ERR_UNCHECKED;
     free(fail);
