@@ -106,6 +106,39 @@ static ft_context_t *trial_context(int q, int keep)
     return ctx;
 }
 
+/* the campaign's C(m x n) = alpha A(m x k) B(k x n) + beta C0, gathered, and its reference */
+typedef struct {
+    int m, n, k, T;
+    double alpha, beta;
+    const double *A, *B, *C0, *Cref;
+} gemm_rows_t;
+
+/* The documented limit of row i: ft_pdgemm's row-check threshold (abft_tau, one tile of n
+ * columns) with the sums of |C| of the reference with the nf faults (fi, fj, bit fb) in */
+static double row_limit(const gemm_rows_t *r, int i, int nf, const long *fi, const long *fj,
+                        const int *fb)
+{
+    const int m = r->m, n = r->n, k = r->k;
+    const double rsig = abft_gemm_rscale(r->T, k), sig = 1.0 / rsig;
+    double an = 0.0, zmax = 0.0, h = 0.0, s = 0.0;
+    for (int l = 0; l < k; l++) an += fabs(sig * r->A[i + l * m]);
+    for (int l = 0; l < k; l++) {
+        double z = 0.0;
+        for (int c = 0; c < n; c++) z += fabs(sig * r->B[l + c * k]);
+        zmax = fmax(zmax, z);
+    }
+    for (int c = 0; c < n; c++) {
+        double v = r->Cref[i + c * m];
+        for (int y = 0; y < nf; y++)
+            if (fi[y] == i && fj[y] == c) v = flip(v, fb[y]);
+        h += fabs(sig * r->C0[i + c * m]);
+        s += fabs(sig * v);
+    }
+    double tt = abft_tau(2.0, k, n, r->alpha, r->beta, an, zmax, h, 0.0, rsig);
+    if (isfinite(s)) tt += abft_tau_s(2.0, n, s);
+    return tt * rsig;
+}
+
 int dist_campaign(int trials, uint64_t seed, int q, int nf)
 {
     int g_me = 0, g_np = 1;
@@ -189,30 +222,10 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
             double *G = gather(&g, &C), err = 0.0;
             for (long x = 0; x < (long)m * n; x++)
                 err = fmax(err, G[x] != Cref[x] ? fabs(G[x] - Cref[x]) : 0.0);
-            /* row i's check threshold, the sums of |C| with the row's faults in (faults: 1) or
-             * of the reference (0) */
+            /* row i's check threshold, the sums of |C| with the row's faults in */
+            const gemm_rows_t gr = {m, n, k, T, alpha, beta, GA, GB, GC0, Cref};
             double rowlim[48]; /* m rows */
-            const double rsig = abft_gemm_rscale(T, k), sig = 1.0 / rsig;
-            double zmax = 0.0;
-            for (int l = 0; l < k; l++) {
-                double z = 0.0;
-                for (int c = 0; c < n; c++) z += fabs(sig * GB[l + c * k]);
-                zmax = fmax(zmax, z);
-            }
-            for (int i = 0; i < m; i++) {
-                double an = 0.0, h = 0.0, s = 0.0;
-                for (int l = 0; l < k; l++) an += fabs(sig * GA[i + l * m]);
-                for (int c = 0; c < n; c++) {
-                    double v = Cref[i + c * m];
-                    for (int y = 0; y < nfx; y++)
-                        if (fi[y] == i && fj[y] == c) v = flip(v, fb[y]);
-                    h += fabs(sig * GC0[i + c * m]);
-                    s += fabs(sig * v);
-                }
-                double tt = abft_tau(2.0, k, n, alpha, beta, an, zmax, h, 0.0, rsig);
-                if (isfinite(s)) tt += abft_tau_s(2.0, n, s);
-                rowlim[i] = tt * rsig;
-            }
+            for (int i = 0; i < m; i++) rowlim[i] = row_limit(&gr, i, nfx, fi, fj, fb);
             int below = 1;
             limit = INFINITY;
             for (int x = 0; x < nfx; x++) {
@@ -227,20 +240,13 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
             int within = 1, relaxed = 0;
             if (!clean && !st && rep.detected) {
                 for (int i = 0; i < m; i++) {
-                    double an = 0.0, h = 0.0, s = 0.0, e = 0.0, lim = rowlim[i];
+                    double e = 0.0, lim = rowlim[i];
                     int rb = 1;
                     for (int y = 0; y < nfx; y++)
                         if (fi[y] == i)
                             rb = rb && fabs(flip(Cref[i + fj[y] * m], fb[y]) -
                                             Cref[i + fj[y] * m]) <= rowlim[i];
-                    if (!rb) {
-                        for (int l = 0; l < k; l++) an += fabs(sig * GA[i + l * m]);
-                        for (int c = 0; c < n; c++)
-                            h += fabs(sig * GC0[i + c * m]), s += fabs(sig * Cref[i + c * m]);
-                        lim = (abft_tau(2.0, k, n, alpha, beta, an, zmax, h, 0.0, rsig) +
-                               abft_tau_s(2.0, n, s)) *
-                              rsig;
-                    }
+                    if (!rb) lim = row_limit(&gr, i, 0, fi, fj, fb); /* the reference's sums */
                     for (int c = 0; c < n; c++) e = fmax(e, fabs(G[i + c * m] - Cref[i + c * m]));
                     if (!(e <= lim)) within = 0;
                     if (!(e <= limit) && e <= lim) relaxed = 1;

@@ -605,9 +605,8 @@ static int run(pg_t *p)
     const int cols = p->beta != 0.0 && p->ctx->policy.backup_c != 1;
     FT_CHECK(side_alloc(&p->r, m, n, p->T));
     if (cols) FT_CHECK(side_alloc(&p->c, n, m, p->T));
-    const int64_t bsz = mk * (3 * nt + 1) > nk * (3 * p->mt + 1) || !cols
-                            ? mk * (3 * nt + 1)
-                            : nk * (3 * p->mt + 1);
+    const int64_t rb = mk * (3 * nt + 1), cb = cols ? nk * (3 * p->mt + 1) : 0;
+    const int64_t bsz = rb > cb ? rb : cb; /* the larger side's sums and prediction */
     p->buf = malloc(sizeof(double) * (size_t)bsz);
     p->c0t = cols ? malloc(sizeof(double) * (size_t)(n * 3 * p->mt)) : NULL;
     double *yz = malloc(sizeof(double) * (size_t)(k * 3 * nt));
