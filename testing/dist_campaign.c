@@ -92,15 +92,31 @@ static const char *cname[C_NCLASS] = {"masked",      "corrected",  "reported",  
                                       "FALSE-ALARM", "SILENT>LIM", "MISCORRECTED"};
 
 /* a CPU context with policy.verify_every = q (q > 0) and, keep, policy.backup_c = 1 */
+/* DIST_CAMPAIGN_TRIAL=t: run trial t only (the others drawn, not run), its log printed */
+static int only_trial(void)
+{
+    const char *e = getenv("DIST_CAMPAIGN_TRIAL");
+    return e && *e ? atoi(e) : -1;
+}
+
+/* DIST_CAMPAIGN_DROP=mask (with DIST_CAMPAIGN_TRIAL): the QR trial's faults x with bit x set
+ * are drawn, not injected — which of a trial's faults makes its result */
+static int drop_mask(void)
+{
+    const char *e = getenv("DIST_CAMPAIGN_DROP");
+    return e && *e && only_trial() >= 0 ? atoi(e) : 0;
+}
+
 static ft_context_t *trial_context(int q, int keep)
 {
     ft_context_t *ctx = NULL;
     ft_context_create(&ctx, FT_DEVICE_CPU);
-    if (ctx && (q > 0 || keep)) {
+    if (ctx && (q > 0 || keep || only_trial() >= 0)) {
         ft_policy_t pol;
         ft_context_get_policy(ctx, &pol);
         if (q > 0) pol.verify_every = q;
         if (keep) pol.backup_c = 1;
+        if (only_trial() >= 0) pol.verbose = 2;
         ft_context_set_policy(ctx, &pol);
     }
     return ctx;
@@ -216,12 +232,18 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                     ft_inject_add(ctx, &f);
                 }
             }
+            if (only_trial() >= 0 && t != only_trial()) {
+                ft_context_destroy(ctx);
+                continue;
+            }
             memcpy(C.a, C0.a, cb);
             st = ft_pdgemm_ex(ctx, 'N', 'N', m, n, k, alpha, A.a, 1, 1, A.desc, B.a, 1, 1, B.desc,
                               beta, C.a, 1, 1, C.desc, &rep);
             double *G = gather(&g, &C), err = 0.0;
+            long worst = 0;
             for (long x = 0; x < (long)m * n; x++)
-                err = fmax(err, G[x] != Cref[x] ? fabs(G[x] - Cref[x]) : 0.0);
+                if (G[x] != Cref[x] && !(fabs(G[x] - Cref[x]) <= err))
+                    err = fabs(G[x] - Cref[x]), worst = x;
             /* row i's check threshold, the sums of |C| with the row's faults in */
             const gemm_rows_t gr = {m, n, k, T, alpha, beta, GA, GB, GC0, Cref};
             double rowlim[48]; /* m rows */
@@ -259,10 +281,13 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                 cls = err == 0.0 ? C_MASKED : below ? C_SILENT_BELOW : C_SILENT_ABOVE;
             else cls = within ? C_CORRECTED : C_BADFIX;
             terr = err;
-            if (cls >= C_FALSE)
+            if (cls >= C_FALSE) {
                 for (int x = 0; x < nfx; x++)
                     snprintf(tregs + strlen(tregs), sizeof tregs - strlen(tregs), "%s(%ld,%ld)b%d",
                              x ? "," : ":", fi[x], fj[x], fb[x]);
+                snprintf(tregs + strlen(tregs), sizeof tregs - strlen(tregs),
+                         "; largest error at (%ld,%ld)", worst % m, worst / m);
+            }
             free(G);
         } else {
             /* nf faults (every fifth trial none), each in a region drawn in turn, at its own step,
@@ -308,12 +333,16 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                 else own = owner(&g, &Q, i, j) == me_in(&g);
                 ft_fault_t f = {
                     .region = r, .row = i, .col = j, .bit = bit, .call = -1, .step = step};
-                if (own) ft_inject_add(ctx, &f);
+                if (own && !(drop_mask() >> x & 1)) ft_inject_add(ctx, &f);
                 regs[x] = r, frow[x] = i, fcol[x] = j, fx[x] = f, fown[x] = own;
                 static const char *rn[] = {"C", "A", "B", "checksum", "R", "trailing", "Q", "tau",
                                            "reflectors", "panel"};
                 snprintf(tregs + (x ? strlen(tregs) : 0), sizeof tregs - (x ? strlen(tregs) : 0),
-                         "%s%s:%d", x ? "," : "", rn[r], step);
+                         "%s%s:%d(%ld,%ld)b%d", x ? "," : "", rn[r], step, i, j, bit);
+            }
+            if (only_trial() >= 0 && t != only_trial()) {
+                ft_context_destroy(ctx);
+                continue;
             }
             memcpy(Q.a, Q0.a, qb);
             st = ft_pdgeqrf_ex(ctx, qm, qn, Q.a, 1, 1, Q.desc, tau, work, lw, &info, &rep);

@@ -235,9 +235,16 @@ static void pick(const grid_t *g, const dmat_t *A, int c, int r, int m, int n, i
             *reg = FT_REGION_R, *step = 1;
             i = t % p1;
             j = i + (t / p1) % (n - i);
+        } else if (c == 11) { /* R as 3, in a row with another column of checksum block 0 */
+            const int w0 = n < 32 ? n : 32; /* abft_qr_check_width(n) = 32 for n <= 256 */
+            if (p1 >= k || w0 - 1 <= 0) break;
+            *reg = FT_REGION_R, *step = 1;
+            i = t % p1;
+            if (w0 - i < 2) continue;
+            j = i + (t / p1) % (w0 - i);
         } else if (c == 4) { /* a checksum column, before the first panel */
             *reg = FT_REGION_CHECKSUM, *step = 0;
-            i = t % m, j = (t / m) % 2;
+            i = t % m, j = (t / m) % 3; /* sigma [A e, A w, A v] */
         } else if (c == 5 || c == 6) { /* panel 0's vectors (5) or tau (6: the diagonal's owner) */
             if (p1 + 1 >= m) break;
             *reg = c == 5 ? FT_REGION_Q : FT_REGION_TAU, *step = 1;
@@ -285,8 +292,12 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
      * later column; 3 R at step 2; 4 a checksum; 5 a Householder vector of panel 0 below its
      * diagonal, and 6 its tau, at step 1 (the checkpoint of Q); 7 inside the panel of step 1,
      * between its halves; 8 a vector of the panel of step 1, and 9 its tau, between the panel
-     * and its update (in use); 10 two processes at once: case 2 on rank r and case 5 on the next */
-    const int ncase = 11;
+     * and its update (in use); 10 two processes at once: case 2 on rank r and case 5 on the next;
+     * 11 two errors in one row of R, in one checksum block (an exponent bit, and a low mantissa
+     * bit of another column of the row, on its owner): the first two checks locate the large one
+     * and its rebuild absorbs the small one, which the third check's residual after it shows —
+     * re-factored */
+    const int ncase = 12;
     for (int c = 0; c < ncase; c++) {
         const int np = g->nprow * g->npcol, nr = c == 0 ? 1 : np;
         for (int r = 0; r < nr; r++) {
@@ -296,6 +307,11 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             if (c >= 1) {
                 pick(g, &A, c == 10 ? 2 : c, r, m, n, nb, ia, ja, &fi, &fj, &reg, &step);
                 if (fi < 0) continue;
+                if (c == 11) { /* the second: row fi, another column of block 0 on or after fi */
+                    const int w0 = n < 32 ? n : 32;
+                    gi = fi, gj = fi + (fj - fi + 1 + r) % (w0 - fi), reg2 = FT_REGION_R;
+                    if (gj == fj) gj = fi + (fj - fi + 1) % (w0 - fi);
+                }
                 if (c == 10) {
                     if (np < 2) continue;
                     pick(g, &A, 5, (r + 1) % np, m, n, nb, ia, ja, &gi, &gj, &reg2, &step2);
@@ -322,6 +338,11 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                     .region = reg2, .row = gi, .col = gj, .bit = 61, .call = -1, .step = step2};
                 ft_inject_add(ctx, &f);
             }
+            if (c == 11 && owner(g, &A, ia - 1 + gi, ja - 1 + gj) == me_in(g)) {
+                ft_fault_t f = {
+                    .region = reg2, .row = gi, .col = gj, .bit = 40, .call = -1, .step = step};
+                ft_inject_add(ctx, &f);
+            }
             ft_report_t rep;
             const int st =
                 ft_pdgeqrf_ex(ctx, m, n, A.a, ia, ja, A.desc, tau, work, lwork, &info, &rep);
@@ -338,9 +359,10 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             free(F), free(T);
             int ok = st == 0 && info == 0 && r1 < 30 && r2 < 30 && rdiff <= 1e-10 * rn;
             if (c >= 1)
-                ok = ok && rep.injected == (c == 10 ? 2 : 1) &&
+                ok = ok && rep.injected == (c == 10 || c == 11 ? 2 : 1) &&
                      (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= (c == 10 ? 2 : 1));
-            if (c == 1 || c == 8 || c == 9) ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
+            if (c == 1 || c == 8 || c == 9 || c == 11)
+                ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
             static const char *names[] = {"no fault",
                                           "consumed by a panel (re-factor)",
                                           "trailing, later column",
@@ -351,7 +373,8 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                                           "inside the panel",
                                           "in the panel's vectors in use (re-factor)",
                                           "in the panel's tau in use (re-factor)",
-                                          "two processes: trailing and Q"};
+                                          "two processes: trailing and Q",
+                                          "two in one row of R (re-factor)"};
             snprintf(what, sizeof what,
                      "pdgeqrf %dx%d nb %d m %d n %d: %s (%ld,%ld) rank %d: st %d ratios %.2g %.2g "
                      "R diff %.1e corrected %lld",

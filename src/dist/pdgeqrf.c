@@ -3,23 +3,32 @@
  * engine (docs/dist.md).
  *
  * The factorization runs on a work array W with the caller's layout: sub(A) copied in, and the
- * checksum blocks CK = sub(A) E (E: per block of nbc = abft_qr_check_width(n) columns the pair
- * sigma [e, w], as ft_dgeqrf) as its 2B columns right after sub(A), so that each panel's block
+ * checksum blocks CK = sub(A) E (E: per block of nbc = abft_qr_check_width(n) columns the three
+ * sigma [e, w, v], as ft_dgeqrf: v the permuted weights abft_weight_perm) as its 3B columns right
+ * after sub(A), so that each panel's block
  * reflector (PDLARFT, as PDGEQRF) goes to the trailing matrix and the checksums in one PDLARFB
  * call; the caller's A is the pristine copy until the result is copied back. After panel step
  * p (boundary i) the partly factored matrix [R11 R12; 0 A22] satisfies CK = [R11 R12; 0 A22] E
  * (paper 004 eqs. (5)-(6)); its trapezoid sums X are formed
  * locally and reduced over the grid, CK gathered, and every process compares the residuals
  * r = CK - X with ft_dgeqrf's threshold (abft_qr_tau, the column norms of the original A).
- * A failing row is located by s/r (abft_locate):
+ * A failing row is located by s/r (abft_locate) when the third residual t agrees (one error in
+ * that column):
  *   - column c >= i, or row <= c (R, R12, the trailing matrix): rebuilt in place from its row
  *     check (set to 0, the row summed again, A = (CK - X) / sigma);
  *   - column c < i and row > c: the error was consumed by the panel of column c (it spread through
  *     the reflectors): re-factored from that panel — the columns from it restored from the
  *     caller's A, the earlier (verified) reflectors applied to them and to the checksums formed
  *     again by PDORMQR;
- *   - one check alone: the checksum was hit, its row is formed again from X.
- * The result is verified again; what is still wrong is reported (FT_ERR_UNCORRECTABLE).
+ *   - one check alone: the checksum was hit, its row is formed again from X;
+ *   - not one error (the ratio out of the block, or the third check disagreeing: two errors in
+ *     the row, one of which a correction from the first two checks would absorb): re-factored
+ *     from the panel of the row's first checked column in the block (the columns restored, as
+ *     above).
+ * The result is verified again, each block's aggregate now at half the threshold (a correction
+ * leaves rounding only: a rest above that is an error spread over rows that the corrected rows
+ * absorbed in part, re-factored where it fits a finished column); what is still wrong is
+ * reported (FT_ERR_UNCORRECTABLE).
  * The Householder vectors below the diagonal and tau, which the checksum blocks cannot see
  * (CK = [R11 R12; 0 A22] E holds without V), have a diskless checkpoint as ft_dgeqrf's (paper
  * 004 Sec. 6; checkpoint.h): right after each panel every process takes the CKP_NS exact sums
@@ -49,6 +58,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* checksum columns a block: sigma [e, w, v] */
+#define PQ_NCS 3
+
 typedef struct {
     dist_grid_t g;
     ft_context_t *ctx;
@@ -59,12 +71,12 @@ typedef struct {
     int64_t nbc, ncb, Wb;
     double sig, tol;
     /* weights; the work array W (the caller's layout, sub(A) then the checksum blocks CK as
-     * its global columns ckc .. ckc + 2B - 1); CK, a view of W; A0, the caller's A (pristine
+     * its global columns ckc .. ckc + 3B - 1); CK, a view of W; A0, the caller's A (pristine
      * until the result is copied back: what a re-factorization restores columns from) */
     dist_mat_t E, W, CK, A0;
     int ckc;
-    double *hX, *hC; /* m x 2B replicated */
-    double *hR;      /* 2m: one block's residuals r, s */
+    double *hX, *hC; /* m x 3B replicated */
+    double *hR;      /* 3m: one block's residuals r, s, t */
     double *thr;     /* B */
     double *work;
     int lwork;
@@ -86,7 +98,7 @@ typedef struct {
     double *tau1, *tau2;
     int64_t ckdone;
     int64_t r0;  /* rows of sub(A) from r0 on changed since the last verification (trap_sums) */
-    double *hB;  /* 2 m x 2B: the packed rows of one verification's all-reduce */
+    double *hB;  /* 2 m x 3B: the packed rows of one verification's all-reduce */
     /* FTLA_DIST_PROFILE: seconds of each phase on this process (printed by the root) */
     double pf[8];
 } pq_t;
@@ -325,7 +337,7 @@ static void trap_sums(pq_t *p, int64_t i, int64_t r0)
 {
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
-    const int64_t m = p->m, n = p->n, c2 = 2 * p->ncb, nr = m - r0;
+    const int64_t m = p->m, n = p->n, c2 = PQ_NCS * p->ncb, nr = m - r0;
     if (nr <= 0) return;
     double *bx = p->hB, *bc = p->hB + nr * c2; /* packed rows [r0, m): X, then CK */
     memset(bx, 0, sizeof(double) * (size_t)(2 * nr * c2));
@@ -342,14 +354,15 @@ static void trap_sums(pq_t *p, int64_t i, int64_t r0)
         }
         if (c < r0 || c >= n) continue;
         const int64_t b = c / p->nbc;
-        const double we = p->sig, ww = p->sig * abft_weight(c - b * p->nbc, p->Wb);
-        double *xe = bx + 2 * b * nr - r0, *xw = xe + nr;
+        const double we = p->sig, ww = p->sig * abft_weight(c - b * p->nbc, p->Wb),
+                     wv = p->sig * abft_weight_perm(c - b * p->nbc, p->Wb);
+        double *xe = bx + PQ_NCS * b * nr - r0, *xw = xe + nr, *xv = xw + nr;
         int64_t e = hi;
         if (c < i) /* a finished column: R only (rows <= c), not V */
             while (e > lo && p->rowg[e - 1] > c) e--;
         for (int64_t li = lo; li < e; li++) {
             const int64_t l = p->rowg[li];
-            xe[l] += we * a[li], xw[l] += ww * a[li];
+            xe[l] += we * a[li], xw[l] += ww * a[li], xv[l] += wv * a[li];
         }
     }
     dist_allsum(g, bx, nr, 2 * c2);
@@ -362,7 +375,7 @@ static void trap_sums(pq_t *p, int64_t i, int64_t r0)
 /* CK := sub(A) E, from the current sub(A) (the original, before the first panel) */
 static void encode(pq_t *p, const double *A, const int *dA)
 {
-    const int one = 1, c2 = (int)(2 * p->ncb), jc = p->ckc + 1;
+    const int one = 1, c2 = (int)(PQ_NCS * p->ncb), jc = p->ckc + 1;
     const double d1 = 1.0, d0 = 0.0;
     pdgemm_("N", "N", &p->m, &c2, &p->n, &d1, A, &p->ia, &p->ja, dA, p->E.a, &one, &one, p->E.desc,
             &d0, p->CK.a, &p->ia, &jc, p->CK.desc, 1, 1);
@@ -386,6 +399,8 @@ static void apply_fault(pq_t *p, const ft_fault_t *f, double *e, ft_region_t reg
     *e = f->bit >= 0 ? ft_flip_bit(before, f->bit) : before + f->value;
     p->rep->injected++;
     ft_report_event(p->rep, FT_EVENT_INJECTED, reg, r, c, step, before, *e);
+    ft_log(p->ctx, 2, "pdgeqrf: injected region %d at (%lld,%lld) step %lld: %.17g -> %.17g",
+           (int)reg, (long long)r, (long long)c, (long long)step, before, *e);
 }
 
 static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
@@ -417,14 +432,14 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
                 r = c;
             } else {
                 if (r < 0) r = (int64_t)(ft_rng_next(rng) % (uint64_t)p->m);
-                if (c < 0) c = (int64_t)(ft_rng_next(rng) % (uint64_t)(2 * p->ncb));
+                if (c < 0) c = (int64_t)(ft_rng_next(rng) % (uint64_t)(PQ_NCS * p->ncb));
             }
             double *e = regs[q] == FT_REGION_TAU
                             ? (dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c)
                                    ? p->tau + dist_local(p->ja - 1 + c, p->dA[NB_], p->g.npcol)
                                    : NULL)
                         : regs[q] == FT_REGION_CHECKSUM
-                            ? (r < p->m && c < 2 * p->ncb ? dist_elem(&p->g, p->CK.a, p->CK.desc,
+                            ? (r < p->m && c < PQ_NCS * p->ncb ? dist_elem(&p->g, p->CK.a, p->CK.desc,
                                                                       p->ia - 1 + r, p->ckc + c)
                                                           : NULL)
                             : (r < p->m && c < p->n
@@ -499,7 +514,7 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
 {
     const dist_grid_t *g = &p->g;
     const int *d = p->dA; /* W's descriptor */
-    const int64_t m = p->m, n = p->n, c2 = 2 * p->ncb, lr = p->W.lr, lld = d[LLD_];
+    const int64_t m = p->m, n = p->n, c2 = PQ_NCS * p->ncb, lr = p->W.lr, lld = d[LLD_];
     double *nr = calloc((size_t)(2 * n + 1), sizeof(double)); /* 1-norms, maxima */
     if (!nr) return FT_ERR_ALLOC;
     double *X = p->hX;
@@ -517,15 +532,16 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
         memcpy(w, a, sizeof(double) * (size_t)lr);
         if (c < 0) continue;
         const int64_t b = c / p->nbc;
-        const double ww = abft_weight(c - b * p->nbc, p->Wb);
-        double *xe = X + 2 * b * m, *xw = xe + m, s1 = 0.0, mx = 0.0;
+        const double ww = abft_weight(c - b * p->nbc, p->Wb),
+                     wv = abft_weight_perm(c - b * p->nbc, p->Wb);
+        double *xe = X + PQ_NCS * b * m, *xw = xe + m, *xv = xw + m, s1 = 0.0, mx = 0.0;
         for (int64_t li = lo; li < hi; li++) {
             const int64_t l = p->rowg[li];
             const double v = a[li], av = fabs(v);
             if (l < 0) continue;
             s1 += av;
             if (av > mx || av != av) mx = av;
-            xe[l] += v, xw[l] += ww * v;
+            xe[l] += v, xw[l] += ww * v, xv[l] += wv * v;
         }
         nr[c] = s1, nr[n + c] = mx;
     }
@@ -571,51 +587,81 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
     if (ok)
         for (int64_t b = 0; b < p->ncb; b++)
             p->thr[b] =
-                abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + 2 * b * m));
+                abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + PQ_NCS * b * m));
     return ok ? FT_SUCCESS : FT_ERR_UNCHECKED;
 }
 
 /* Compare CK with X at boundary i. Returns 0 clean, else the number of failing checks; fills
- * loc[l + b m] = -1 pass, -2 checksum only (plain or weighted), -3 not locatable, else the
- * located column (0-based in sub(A)); and afit[b] = -1 when the block's aggregate test passes
- * (||r||_2, ||s||_2 <= tau: tau bounds the 2-norm of the rounding residual, so an error spread
- * over many rows, each below tau, still fails it — as ft_dgeqrf), else the column fitted over
- * all rows, w = (s.r)/(r.r): c, or c + n when c < i and the residual below its diagonal fails
- * (consumed by its panel), -2 for one checksum column alone, -3 when no column fits, -4 when
- * none fits but located failing rows may explain it (their correction is re-checked). */
-static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
+ * loc[l + b m] = -1 pass, -2 checksum only (one of the three), -3 not one error in the row (the
+ * ratio s/r out of the block or inconsistent with r, or the third residual t disagreeing with
+ * the column it names: two errors, or one that is not finite; any failure of a row corrected
+ * before, fixed[l + b m], checked at agg tau), else the located column (0-based in sub(A)); and afit[b] = -1 when the block's aggregate test passes (||r||_2, ||s||_2, ||t||_2
+ * <= agg tau: tau bounds the 2-norm of the rounding residual, so an error spread over many rows,
+ * each below tau, still fails it — as ft_dgeqrf; agg is 1, or 1/2 after a correction), else the
+ * column fitted over all rows, w = (s.r)/(r.r), that t fits too: c, or c + n when c < i and the
+ * residual below its diagonal fails (consumed by its panel), -2 for one checksum column alone,
+ * -3 when no column fits, -4 when none fits but located failing rows may explain it (their
+ * correction is re-checked). */
+static int64_t compare(pq_t *p, int64_t i, double agg, const unsigned char *fixed, int64_t *loc,
+                       int64_t *afit)
 {
     const int64_t m = p->m;
     trap_sums(p, i, p->r0);
     int64_t nf = 0;
+    const int64_t V = abft_perm_den(p->Wb);
     for (int64_t b = 0; b < p->ncb; b++) {
         const int64_t w = p->nbc < p->n - b * p->nbc ? p->nbc : p->n - b * p->nbc;
-        const double *ce = p->hC + 2 * b * m, *cw = ce + m, *xe = p->hX + 2 * b * m, *xw = xe + m;
-        double *dr = p->hR, *ds = p->hR + m;
+        const double *ce = p->hC + PQ_NCS * b * m, *cw = ce + m, *cv = cw + m;
+        const double *xe = p->hX + PQ_NCS * b * m, *xw = xe + m, *xv = xw + m;
+        const double thr = p->thr[b];
+        double *dr = p->hR, *ds = p->hR + m, *dt = p->hR + 2 * m;
+        double noise = 0.0; /* the largest residual of the rows that pass, not corrected */
         for (int64_t l = 0; l < m; l++) {
-            const double r = ce[l] - xe[l], s = cw[l] - xw[l];
-            dr[l] = r, ds[l] = s;
-            const int out = abft_compare(r, s, p->thr[b]);
+            const double r = ce[l] - xe[l], s = cw[l] - xw[l], t = cv[l] - xv[l];
+            dr[l] = r, ds[l] = s, dt[l] = t;
+            const double a = fmax(fabs(r), fmax(fabs(s), fabs(t)));
+            if (!(fixed && fixed[l + b * m]) && a <= thr && a > noise) noise = a;
+        }
+        for (int64_t l = 0; l < m; l++) {
+            const double r = dr[l], s = ds[l], t = dt[l];
+            /* a row corrected in place: its three residuals at the clean level, 16 times the
+             * rounding the block's other rows measure (or 64 u its checksums), at most agg tau
+             * — what is left above it is a second error that the rebuilt element absorbed,
+             * (w_a - w_j) delta and (v_a - v_j) delta: not one error, re-factored (a clean
+             * row above that level costs a re-factorization, never a wrong result) */
+            const int fx = fixed && fixed[l + b * m];
+            const double rt =
+                fx ? fmin(agg * thr, fmax(16.0 * noise, 64.0 * ABFT_U *
+                                                            (fabs(ce[l]) + fabs(cw[l]) + fabs(cv[l]))))
+                   : thr;
+            const int fr = !(fabs(r) <= rt), fs = !(fabs(s) <= rt), ft = !(fabs(t) <= rt);
             int64_t v = -1;
-            if (out != ABFT_PASS) {
-                /* both checks, or the plain one alone with a consistent ratio (a data error
-                 * delta in (tau, tau / w_j] shows in s as w_j delta <= tau): data; else the
-                 * checksum (the weighted check alone cannot come from data: w <= 1) */
+            if (fr || fs || ft) {
+                /* the plain check failing, with the three consistent with one error in column
+                 * jj (a data error delta in (tau, tau / w_j] shows in s and t as w_j delta, v_j
+                 * delta <= tau): data; the weighted or the third alone: the checksum (neither
+                 * can come from data without r: w, v <= 1); else not one error */
                 const int64_t jj =
                     isfinite(r) && isfinite(s) && r != 0.0 ? abft_locate(s / r, p->Wb) : -1;
-                const int ok = jj >= 0 && jj < w && abft_consistent(r, s, jj, p->Wb, p->thr[b]);
-                v = ok && out != ABFT_FAIL_WEIGHTED ? b * p->nbc + jj
-                    : out == ABFT_FAIL_BOTH         ? -3
-                                                    : -2;
+                const int ok = jj >= 0 && jj < w && isfinite(t) &&
+                               abft_consistent(r, s, jj, p->Wb, thr) &&
+                               abft_consistent(r, t, abft_perm(jj, p->Wb), V, thr);
+                v = fx                  ? -3
+                    : fr && ok          ? b * p->nbc + jj
+                    : fr + fs + ft == 1 ? -2
+                                        : -3;
             }
             loc[l + b * m] = v;
             if (v != -1) nf++;
         }
-        const double nr = abft_nrm2(m, dr), ns = abft_nrm2(m, ds);
+        const double lim = agg * thr;
+        const double nr = abft_nrm2(m, dr), ns = abft_nrm2(m, ds), nt = abft_nrm2(m, dt);
         afit[b] = -1;
-        if (nr <= p->thr[b] && ns <= p->thr[b]) continue;
+        if (nr <= lim && ns <= lim && nt <= lim) continue;
         nf++;
-        if ((nr > p->thr[b] && ns <= p->thr[b] / 4) || (ns > p->thr[b] && nr <= p->thr[b] / 4)) {
+        if ((nr > lim) + (ns > lim) + (nt > lim) == 1 &&
+            (nr > lim || nr <= lim / 4) && (ns > lim || ns <= lim / 4) &&
+            (nt > lim || nt <= lim / 4)) {
             afit[b] = -2; /* one checksum column of the block, spread by the updates */
             continue;
         }
@@ -629,14 +675,15 @@ static int64_t compare(pq_t *p, int64_t i, int64_t *loc, int64_t *afit)
         int64_t rows = 0; /* failing rows that were located: they may explain the aggregate */
         for (int64_t l = 0; l < m; l++) rows += loc[l + b * m] >= 0;
         if (jj >= 0 && jj < w) {
-            const double wj = abft_weight(jj, p->Wb);
-            for (int64_t l = 0; l < m; l++) ds[l] -= wj * dr[l];
-            if (abft_nrm2(m, ds) <= 2.0 * p->thr[b] + nr / (4.0 * (double)p->Wb)) {
+            const double wj = abft_weight(jj, p->Wb), vj = abft_weight_perm(jj, p->Wb);
+            for (int64_t l = 0; l < m; l++) ds[l] -= wj * dr[l], dt[l] -= vj * dr[l];
+            const double fl = 2.0 * lim + nr / (4.0 * (double)p->Wb);
+            if (abft_nrm2(m, ds) <= fl && abft_nrm2(m, dt) <= fl) {
                 const int64_t c = b * p->nbc + jj;
                 afit[b] = c;
                 /* in a finished column, residual below its diagonal: consumed by its panel
                  * (marked c + n); at and above it: an error in R itself */
-                if (c < i && c + 1 < m && abft_nrm2(m - c - 1, dr + c + 1) > p->thr[b])
+                if (c < i && c + 1 < m && abft_nrm2(m - c - 1, dr + c + 1) > lim)
                     afit[b] = c + p->n;
             }
         }
@@ -655,7 +702,7 @@ static int refactor_from(pq_t *p, int64_t ps, int64_t step)
     const int nc = (int)(p->n - ps), jc = p->ja + (int)ps;
     pdlacpy_("A", &p->m, &nc, p->A0.a, &p->ia, &jc, p->A0.desc, p->A, &p->ia, &jc, p->dA, 1);
     encode(p, p->A0.a, p->A0.desc);
-    const int k = (int)ps, c2 = (int)(2 * p->ncb);
+    const int k = (int)ps, c2 = (int)(PQ_NCS * p->ncb);
     /* the columns and the checksum blocks right after them in W: one call */
     return ormqr(p, p->m, nc + c2, k, p->ia, p->ja, p->A, p->ia, jc, p->dA);
 }
@@ -663,12 +710,12 @@ static int refactor_from(pq_t *p, int64_t ps, int64_t step)
 static int run(pq_t *p)
 {
     const dist_grid_t *g = &p->g;
-    const int64_t m = p->m, n = p->n, kk = p->k, c2 = 2 * p->ncb;
+    const int64_t m = p->m, n = p->n, kk = p->k, c2 = PQ_NCS * p->ncb;
     const int64_t call = p->ctx->ncalls++;
     int st;
     double tp = 0.0, t0 = ft_wtime();
     /* the work array W: the caller's global layout (M_, MB_, NB_, RSRC_, CSRC_ of descA, so that
-     * W's local indices, tau's included, are A's) with the checksum blocks CK as 2B more columns
+     * W's local indices, tau's included, are A's) with the checksum blocks CK as 3B more columns
      * right after sub(A), global columns ckc = ja - 1 + n on: each panel's PDLARFB updates the
      * trailing matrix and the checksums in one call (separate calls on CK cost ~10 % of the
      * factorization at 4096 on 2 x 2: bench/NOTES.md). The caller's A stays untouched until the
@@ -700,8 +747,8 @@ static int run(pq_t *p)
         p->ckc = p->ja - 1 + (int)n;
     }
     const int *d = p->dA;
-    /* E: n x 2B */
-    if ((st = dist_mat_alloc(g, (int)n, (int)c2, d[NB_], 2, &p->E))) return st;
+    /* E: n x 3B */
+    if ((st = dist_mat_alloc(g, (int)n, (int)c2, d[NB_], PQ_NCS, &p->E))) return st;
     {
         const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
         p->rowg = malloc(sizeof(int64_t) * (size_t)(lr > 1 ? lr : 1));
@@ -711,8 +758,8 @@ static int run(pq_t *p)
             p->rowg[li] = l >= 0 && l < m ? l : -1;
         }
     }
-    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2 + 2 * m) +
-                   sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb));
+    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2 + PQ_NCS * m) +
+                   sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb) + (size_t)(m * p->ncb));
     p->hB = malloc(sizeof(double) * (size_t)(2 * m * c2));
     p->thr = malloc(sizeof(double) * (size_t)p->ncb);
     if (!p->hX || !p->hB || !p->thr) return FT_ERR_ALLOC;
@@ -729,18 +776,21 @@ static int run(pq_t *p)
         p->ckdone = 0;
     }
     p->hC = p->hX + m * c2, p->hR = p->hC + m * c2;
-    int64_t *loc = (int64_t *)(p->hR + 2 * m), *afit = loc + m * p->ncb;
+    int64_t *loc = (int64_t *)(p->hR + PQ_NCS * m), *afit = loc + m * p->ncb;
+    unsigned char *fixed = (unsigned char *)(afit + p->ncb); /* rows corrected in place */
     const int checkable = (st = setup_pass(p, p->A0.a, p->A0.desc[LLD_])) == FT_SUCCESS;
     if (st && st != FT_ERR_UNCHECKED) return st;
     p->pf[PF_SETUP] += ft_wtime() - t0;
     p->r0 = 0;
     for (int64_t lj = 0; lj < p->E.lc; lj++) {
-        const int64_t c = dist_global(lj, 2, g->mycol, 0, g->npcol), b = c / 2;
+        const int64_t c = dist_global(lj, PQ_NCS, g->mycol, 0, g->npcol), b = c / PQ_NCS;
         for (int64_t li = 0; li < p->E.lr; li++) {
             const int64_t j = dist_global(li, d[NB_], g->myrow, 0, g->nprow);
             if (j / p->nbc != b) continue;
             p->E.a[li + lj * p->E.desc[LLD_]] =
-                c % 2 ? p->sig * abft_weight(j - b * p->nbc, p->Wb) : p->sig;
+                c % PQ_NCS == 0   ? p->sig
+                : c % PQ_NCS == 1 ? p->sig * abft_weight(j - b * p->nbc, p->Wb)
+                                  : p->sig * abft_weight_perm(j - b * p->nbc, p->Wb);
         }
     }
     if (!checkable && p->root) p->rep->unchecked++;
@@ -788,7 +838,7 @@ static int run(pq_t *p)
         const double tu = ft_wtime();
         /* the panel's block reflector (T once) on the trailing matrix and on the checksums, as
          * PDGEQRF does it (PDORMQR with k <= NB would apply the reflectors one at a time) */
-        /* the trailing matrix and the checksum blocks after it in W: nt + 2B columns, one call */
+        /* the trailing matrix and the checksum blocks after it in W: nt + 3B columns, one call */
         const int ntc = (int)(n - j - jb + c2), jat = jaj + jbi;
         double *T = p->work, *w2 = p->work + (size_t)d[NB_] * d[NB_];
         pdlarft_("F", "C", &mi, &jbi, p->A, &iaj, &jaj, d, p->tau, T, w2, 1, 1);
@@ -811,7 +861,6 @@ static int run(pq_t *p)
         const double t1 = ft_wtime();
         if (j >= kk) p->r0 = 0; /* the last verification reads every row */
         const int64_t r0 = p->r0;
-        int64_t nf = compare(p, j, loc, afit);
         /* the first panel whose reflectors changed while its update used them (inuse_check),
          * over the grid: the columns after it are re-factored */
         int64_t psu = -1;
@@ -820,40 +869,82 @@ static int run(pq_t *p)
             Cdgamx2d(g->ctxt, "All", " ", 1, 1, &v, 1, NULL, NULL, -1, -1, -1);
             if (v >= 0.0) psu = n - (int64_t)v;
         }
-        if (nf || psu >= 0) {
-            /* a consumed error anywhere (a row or a block's fit pointing into a finished panel
-             * below its diagonal): re-factor from the first panel it reached */
+        /* round 0: the checks at tau; what they locate is corrected in place and round 1
+         * verifies it, the aggregates and the corrected rows at tau / 2 (verify) */
+        int refactored = 0;
+        int64_t nfixed = 0; /* corrected in round 0: counted once round 1 passes */
+        memset(fixed, 0, (size_t)(m * p->ncb));
+        /* round 0's changes, undone when round 1 re-factors instead: a rebuilt element took its
+         * row's whole residual, and with it the row's share of an error that the
+         * re-factorization removes (an error spread down a column by the updates, found by the
+         * aggregate at tau / 2): the next verification locates it again without that share —
+         * before[x] the element's value, fcol[x] its column (-1: none), cadd[x] what a column
+         * correction added to row x % m of block x / m's column ccol[b] */
+        double *before = NULL, *cadd = NULL;
+        int64_t *fcol = NULL, *ccol = NULL;
+        for (int round = 0; round < 2; round++) {
+            const int64_t nf = compare(p, j, round ? 0.5 : 1.0, round ? fixed : NULL, loc, afit);
+            if (!nf && psu < 0) {
+                if (p->root) p->rep->corrected += nfixed;
+                break;
+            }
+            /* an error not correctable in place: re-factor from the first panel it reached —
+             *  - consumed (a row or a block's fit pointing into a finished panel below its
+             *    diagonal): that panel;
+             *  - not one error in a row (-3): the panel of the row's first checked column of
+             *    the block, min(l, j) on (R's row l starts at its diagonal; below j, the
+             *    columns before j hold V), at most the last panel factored */
             int64_t ps = -1, nloc = 0, bad = 0, nck = 0;
             for (int64_t x = 0; nf && x < m * p->ncb + p->ncb; x++) {
                 const int agg = x >= m * p->ncb;
-                int64_t c = agg ? afit[x - m * p->ncb] : loc[x], l = agg ? 0 : x % m;
+                const int64_t b = agg ? x - m * p->ncb : x / m;
+                int64_t c = agg ? afit[b] : loc[x], l = agg ? 0 : x % m;
                 if (agg && c >= n) c -= n, l = m; /* consumed (compare) */
                 if (c == -1 || c == -4) continue;
                 if (c == -2) {
                     nck++;
                     continue;
                 }
-                if (c == -3) {
+                if (c == -3 && agg) {
                     bad++;
                     continue;
                 }
-                if (!agg) nloc++;
+                if (c == -3) { /* not one error in row l of block b */
+                    int64_t c0 = b * p->nbc > (l < j ? l : j) ? b * p->nbc : (l < j ? l : j);
+                    if (c0 >= n || c0 >= (b + 1) * p->nbc) c0 = b * p->nbc;
+                    c = c0 < j - 1 ? c0 : j - 1, l = m; /* (as a consumed one: l > c) */
+                } else if (!agg) {
+                    nloc++;
+                }
                 if (c < j && l > c) {
                     const int64_t pc = c - (p->ja - 1 + c) % d[NB_]; /* its panel's first column */
                     const int64_t s0 = pc < 0 ? 0 : pc;
                     if (ps < 0 || s0 < ps) ps = s0;
                 }
             }
-            if (p->root) p->rep->detected += (nloc || ps >= 0 ? 1 : 0) + bad;
+            if (p->root && round == 0) p->rep->detected += (nloc || ps >= 0 ? 1 : 0) + bad;
             if (psu >= 0 && (ps < 0 || psu < ps)) ps = psu; /* (detected where it was found) */
             if (ps >= 0 && refactors < 3) {
                 refactors++;
+                for (int64_t x = 0; before && x < m * p->ncb; x++) {
+                    double *e = fcol[x] < 0 ? NULL
+                                            : dist_elem(g, p->A, d, p->ia - 1 + x % m,
+                                                        p->ja - 1 + fcol[x]);
+                    if (e) *e = before[x];
+                    const int64_t cc = ccol[x / m];
+                    e = cc < 0 ? NULL : dist_elem(g, p->A, d, p->ia - 1 + x % m, p->ja - 1 + cc);
+                    if (e) *e -= cadd[x];
+                }
                 ft_log(p->ctx, 2,
-                       "pdgeqrf: error consumed by the panel at column %lld: "
-                       "re-factoring from it",
+                       "pdgeqrf: %s at column %lld: re-factoring from it",
+                       round ? "an error left after the correction"
+                             : "an error consumed by a panel, or two in a row,",
                        (long long)ps);
                 const double tr = ft_wtime();
-                FT_CHECK(refactor_from(p, ps, step));
+                if ((st = refactor_from(p, ps, step))) {
+                    free(before);
+                    return st;
+                }
                 p->iu = -1; /* (ps <= psu: the columns after that panel too) */
                 if (p->root) {
                     p->rep->located++, p->rep->recovered++, p->rep->corrected++;
@@ -872,11 +963,18 @@ static int run(pq_t *p)
                     step++;
                 }
                 j = ps;
-                tp += ft_wtime() - t1;
-                p->pf[PF_VERIFY] += ft_wtime() - t1;
-                continue;
+                refactored = 1;
+                break;
             }
             if (ps >= 0) bad++, nloc = 0; /* the same error again: give up */
+            if (round > 0 || bad) { /* still wrong after the correction, or not correctable */
+                if (p->root) p->rep->uncorrectable += (round > 0 ? nf : 0) + bad;
+                status = FT_ERR_UNCORRECTABLE;
+                ft_log(p->ctx, 1, "pdgeqrf: %lld check(s) failing%s at step %lld",
+                       (long long)((round > 0 ? nf : 0) + bad),
+                       round > 0 ? " after correction" : "", (long long)step);
+                break;
+            }
             /* in place (R, R12, the trailing matrix):
              *  - each located element is rebuilt from its row check: set to 0, the sums formed
              *    again, A(l, c) = (CK - X)(l) / sigma (an element that dominates its row — Inf,
@@ -885,17 +983,22 @@ static int run(pq_t *p)
              *    with no failing row or with two or more pointing to c): the rows below tau
              *    too, A(l, c) += r_l / sigma;
              *  - a checksum row hit alone is formed again from X. */
-            double *before = malloc(sizeof(double) * (size_t)(m * p->ncb));
+            before = malloc(sizeof(double) * (size_t)(2 * m * p->ncb) +
+                            sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb));
             if (!before) return FT_ERR_ALLOC;
+            cadd = before + m * p->ncb, fcol = (int64_t *)(cadd + m * p->ncb);
+            ccol = fcol + m * p->ncb;
+            for (int64_t x = 0; x < m * p->ncb; x++) fcol[x] = -1, cadd[x] = 0.0;
+            for (int64_t b = 0; b < p->ncb; b++) ccol[b] = -1;
             int64_t ncol = 0;
-            for (int64_t b = 0; b < p->ncb && !bad; b++) {
+            for (int64_t b = 0; b < p->ncb; b++) {
                 const int64_t c = afit[b];
                 if (c == -2) { /* a checksum column spread over rows: the block formed again */
                     for (int64_t l = 0; l < m; l++)
-                        for (int h = 0; h < 2; h++) {
+                        for (int h = 0; h < PQ_NCS; h++) {
                             double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l,
-                                                  p->ckc + 2 * b + h);
-                            if (e) *e = p->hX[l + (2 * b + h) * m];
+                                                  p->ckc + PQ_NCS * b + h);
+                            if (e) *e = p->hX[l + (PQ_NCS * b + h) * m];
                         }
                     continue;
                 }
@@ -906,11 +1009,12 @@ static int run(pq_t *p)
                 int other = 0;
                 for (int64_t l = 0; l < m; l++) other |= loc[l + b * m] >= 0 && loc[l + b * m] != c;
                 if (other) continue;
+                ccol[b] = c;
                 for (int64_t l = 0; l < m; l++) {
                     if (loc[l + b * m] != -1 || (c < j && l > c)) continue; /* R's rows only */
-                    const double r = p->hC[l + 2 * b * m] - p->hX[l + 2 * b * m];
+                    const double r = p->hC[l + PQ_NCS * b * m] - p->hX[l + PQ_NCS * b * m];
                     double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
-                    if (e) *e += r / p->sig;
+                    if (e) *e += r / p->sig, cadd[l + b * m] = r / p->sig;
                 }
                 ncol++;
                 if (p->root)
@@ -920,41 +1024,43 @@ static int run(pq_t *p)
             for (int64_t x = 0; x < m * p->ncb; x++) {
                 const int64_t l = x % m, b = x / m, c = loc[x];
                 if (c == -2) {
-                    for (int h = 0; h < 2; h++) {
-                        double *e =
-                            dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l, p->ckc + 2 * b + h);
-                        if (e) *e = p->hX[l + (2 * b + h) * m];
+                    for (int h = 0; h < PQ_NCS; h++) {
+                        double *e = dist_elem(g, p->CK.a, p->CK.desc, p->ia - 1 + l,
+                                              p->ckc + PQ_NCS * b + h);
+                        if (e) *e = p->hX[l + (PQ_NCS * b + h) * m];
                     }
-                } else if (c >= 0 && !bad) {
+                } else if (c >= 0) {
                     double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
                     if (e) before[x] = *e, *e = 0.0;
+                    fixed[x] = 1, fcol[x] = c;
                 }
             }
-            if (nloc && !bad) trap_sums(p, j, p->r0);
-            for (int64_t x = 0; x < m * p->ncb && nloc && !bad; x++) {
+            if (nloc) trap_sums(p, j, p->r0);
+            for (int64_t x = 0; x < m * p->ncb && nloc; x++) {
                 const int64_t l = x % m, b = x / m, c = loc[x];
                 if (c < 0) continue;
                 double *e = dist_elem(g, p->A, d, p->ia - 1 + l, p->ja - 1 + c);
                 if (e) {
-                    *e = (p->hC[l + 2 * b * m] - p->hX[l + 2 * b * m]) / p->sig;
+                    *e = (p->hC[l + PQ_NCS * b * m] - p->hX[l + PQ_NCS * b * m]) / p->sig;
                     ft_report_event(p->rep, FT_EVENT_CORRECTED,
                                     l < j ? FT_REGION_R : FT_REGION_TRAILING, l, c, step, before[x],
                                     *e);
                 }
             }
-            free(before);
             if (p->root) p->rep->checksum_errors += nck ? 1 : 0, p->rep->located += nloc + ncol;
-            const int64_t left = bad ? 0 : compare(p, j, loc, afit);
-            if (left || bad) {
-                if (p->root) p->rep->uncorrectable += left + bad;
-                status = FT_ERR_UNCORRECTABLE;
-                ft_log(p->ctx, 1, "pdgeqrf: %lld check(s) failing after correction at step %lld",
-                       (long long)(left + bad), (long long)step);
-                tp += ft_wtime() - t1;
-                p->pf[PF_VERIFY] += ft_wtime() - t1;
-                break;
-            }
-            if (p->root) p->rep->corrected += nloc + ncol;
+            nfixed = nloc + ncol;
+            psu = -1;
+        }
+        free(before);
+        if (refactored) {
+            tp += ft_wtime() - t1;
+            p->pf[PF_VERIFY] += ft_wtime() - t1;
+            continue;
+        }
+        if (status) {
+            tp += ft_wtime() - t1;
+            p->pf[PF_VERIFY] += ft_wtime() - t1;
+            break;
         }
         if (p->root) p->rep->checks += (m - r0) * p->ncb;
         p->r0 = j; /* rows above j are final: the next verification reads rows from j on */
@@ -1046,7 +1152,9 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
         pdgeqrf_(&m, &n, A, &ia, &ja, descA, tau, &w1, &q, &i2);
         pdormqr_("L", "T", &m, &n, &k, A, &ia, &ja, descA, tau, A, &ia, &ja, descA, &w2, &q, &i2, 1,
                  1);
-        p.lwork = (int)(w1 > w2 ? w1 : w2) + 2 * descA[NB_] * descA[NB_] + 64;
+        /* (+ T, and PDLARFB's work on the 3B checksum columns beside the trailing matrix) */
+        p.lwork = (int)(w1 > w2 ? w1 : w2) + 2 * descA[NB_] * descA[NB_] +
+                  descA[NB_] * (int)(PQ_NCS * p.ncb) + 64;
         p.work = malloc(sizeof(double) * (size_t)p.lwork);
     }
     const ft_backend_t *hb = ft_backend_host();
