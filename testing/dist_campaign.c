@@ -316,12 +316,17 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                     r = FT_REGION_PANEL;
                     i = i0 + (long)(rng_next(&rng) % (qm - i0));
                     j = i0 + (long)(rng_next(&rng) % (uint64_t)jb);
-                } else if (reg == 6) { /* the panel's reflectors before its update: V or tau */
+                } else if (reg == 6) { /* the panel's reflectors before its update: V, tau or T */
                     r = FT_REGION_REFLECTORS;
                     j = i0 + (long)(rng_next(&rng) % (uint64_t)jb);
-                    i = rng_next(&rng) % 4 == 0
-                            ? j
-                            : j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1));
+                    const int sel = (int)(rng_next(&rng) % 8); /* (% 4 as before: same draws) */
+                    if (sel == 4) { /* T(row, j - i0) between PDLARFT and PDLARFB: col qn on */
+                        i = (long)(((uint64_t)j * 2654435761u) % (uint64_t)(j - i0 + 1));
+                        j = qn + (j - i0);
+                    } else {
+                        i = sel % 4 == 0 ? j
+                                         : j + 1 + (long)(rng_next(&rng) % (uint64_t)(qm - j - 1));
+                    }
                 } else { /* a checksum column */
                     r = FT_REGION_CHECKSUM;
                     i = (long)(rng_next(&rng) % qm), j = (long)(rng_next(&rng) % 2);
@@ -330,6 +335,8 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
                 int own;
                 if (r == FT_REGION_CHECKSUM) /* columns qn on of the work array, A's layout */
                     own = owner(&g, &Q, i, qn + j) == me_in(&g);
+                else if (r == FT_REGION_REFLECTORS && j >= qn) /* T: on its panel's owner */
+                    own = owner(&g, &Q, i0, i0) == me_in(&g);
                 else own = owner(&g, &Q, i, j) == me_in(&g);
                 ft_fault_t f = {
                     .region = r, .row = i, .col = j, .bit = bit, .call = -1, .step = step};

@@ -207,6 +207,52 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
                  err / (nrm > 0 ? nrm : 1));
         result(g, ok, what);
     }
+    /* two equal and opposite errors in one row, in neighbouring columns a, b (+delta, -delta,
+     * delta from 2^-20 to 2^-36 of C's largest element): the plain check cancels and the
+     * weighted one sees (w_a - w_b) delta = delta / (2W), below its threshold for a range of
+     * delta where the errors are far above it; the third check sees (v_a - v_b) delta (the pair
+     * of neighbours whose permuted weights differ most). Never silent: corrected to PDGEMM's
+     * result, or reported — with both policies */
+    for (int keep = 0; keep < 2 && n >= 4; keep++) {
+        long fi, fj;
+        c_owned(g, &C, 0, m, n, i1, j1, &fi, &fj);
+        if (fi < 0) continue;
+        const int64_t tw = n < 256 ? n : 256, W = abft_wden(256); /* (the auto tile: 256) */
+        long a = 0;
+        for (long c = 0; c + 1 < tw; c++)
+            if (fabs(abft_weight_perm(c, W) - abft_weight_perm(c + 1, W)) >
+                fabs(abft_weight_perm(a, W) - abft_weight_perm(a + 1, W)))
+                a = c;
+        int silent = 0, worst = 0;
+        double werr = 0.0;
+        for (int e = 20; e <= 36; e++) {
+            memcpy(C.a, C0.a, bytes);
+            ft_context_t *ctx = NULL;
+            ft_context_create(&ctx, FT_DEVICE_CPU);
+            ft_policy_t pol;
+            ft_context_get_policy(ctx, &pol);
+            pol.backup_c = keep;
+            ft_context_set_policy(ctx, &pol);
+            for (int x = 0; x < 2; x++)
+                if (owner(g, &C, i1 - 1 + fi, j1 - 1 + a + x) == me_in(g)) {
+                    ft_fault_t f = {.region = FT_REGION_C, .row = fi, .col = a + x, .bit = -1,
+                                    .value = (x ? -1.0 : 1.0) * ldexp(nrm, -e), .call = -1,
+                                    .step = -1};
+                    ft_inject_add(ctx, &f);
+                }
+            st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1,
+                              B.desc, beta, C.a, i1, j1, C.desc, &rep);
+            ft_context_destroy(ctx);
+            c_err(g, &C, R, &err, &nrm);
+            if (st == 0 && !(err <= 1e-13 * nrm)) silent = 1, worst = e, werr = err / nrm;
+        }
+        snprintf(what, sizeof what,
+                 "pdgemm %dx%d nb %d %c%c: +-delta at C(%ld,%ld..%ld), %s: never silent "
+                 "(2^-%d: err %.1e)",
+                 g->nprow, g->npcol, nb, ta, tb, fi, a, a + 1, keep ? "C kept" : "default",
+                 silent ? worst : 0, werr);
+        result(g, !silent, what);
+    }
     free(R), free(A.a), free(B.a), free(C.a), free(C0.a), free(Cr.a);
 }
 
@@ -258,6 +304,14 @@ static void pick(const grid_t *g, const dmat_t *A, int c, int r, int m, int n, i
             i = c == 7 ? p1 + (t / jb1) % (m - p1) : c == 9 ? j : j + 1 + (t / jb1) % (m - j - 1);
             if (i >= m) continue;
         }
+        if (c == 12) { /* T(i, j) of the panel of step 1, between PDLARFT and PDLARFB */
+            if (p1 + 1 >= k || jb1 < 2) break;
+            *reg = FT_REGION_REFLECTORS, *step = 1;
+            j = jb1 - 1 - t % jb1, i = (t / jb1) % (j + 1); /* (0, jb1 - 1) first */
+            /* on T's owner (the panel's first diagonal element's); col n on names T */
+            if (owner(g, A, ia - 1 + p1, ja - 1 + p1) == r) *fi = i, *fj = n + j;
+            continue;
+        }
         if (c == 4) {
             /* the checksum blocks are the global columns ja - 1 + n on of ftla's work array,
              * which has A's layout (docs/dist.md) */
@@ -296,8 +350,11 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
      * 11 two errors in one row of R, in one checksum block (an exponent bit, and a low mantissa
      * bit of another column of the row, on its owner): the first two checks locate the large one
      * and its rebuild absorbs the small one, which the third check's residual after it shows —
-     * re-factored */
-    const int ncase = 12;
+     * re-factored; 12 T of the panel of step 1 between PDLARFT and PDLARFB, a low mantissa bit
+     * (PDLARFB applies the wrong T to the trailing matrix and the checksums alike, but not to the
+     * panel's own columns, whose share of their block's checksums it transforms — a large change
+     * fails that block's rows; this one only T's seal, taken right after PDLARFT, finds) */
+    const int ncase = 13;
     for (int c = 0; c < ncase; c++) {
         const int np = g->nprow * g->npcol, nr = c == 0 ? 1 : np;
         for (int r = 0; r < nr; r++) {
@@ -323,12 +380,12 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             ft_context_t *ctx = NULL;
             ft_context_create(&ctx, FT_DEVICE_CPU);
             if (c >= 1 && me_in(g) == r) {
-                /* (cases 8, 9: a low mantissa bit, a change too small for the checksums to see:
-                 * the in-use comparison alone finds it) */
+                /* (cases 8, 9, 12: a low mantissa bit, a change too small for the checksums
+                 * to see: the in-use comparison, or T's seal, alone finds it) */
                 ft_fault_t f = {.region = reg,
                                 .row = fi,
                                 .col = fj,
-                                .bit = c == 8 || c == 9 ? 20 : 61,
+                                .bit = c == 8 || c == 9 || c == 12 ? 20 : 61,
                                 .call = -1,
                                 .step = step};
                 ft_inject_add(ctx, &f);
@@ -361,7 +418,7 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             if (c >= 1)
                 ok = ok && rep.injected == (c == 10 || c == 11 ? 2 : 1) &&
                      (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= (c == 10 ? 2 : 1));
-            if (c == 1 || c == 8 || c == 9 || c == 11)
+            if (c == 1 || c == 8 || c == 9 || c == 11 || c == 12)
                 ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
             static const char *names[] = {"no fault",
                                           "consumed by a panel (re-factor)",
@@ -374,7 +431,8 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                                           "in the panel's vectors in use (re-factor)",
                                           "in the panel's tau in use (re-factor)",
                                           "two processes: trailing and Q",
-                                          "two in one row of R (re-factor)"};
+                                          "two in one row of R (re-factor)",
+                                          "in T while PDLARFB applies it (re-factor)"};
             snprintf(what, sizeof what,
                      "pdgeqrf %dx%d nb %d m %d n %d: %s (%ld,%ld) rank %d: st %d ratios %.2g %.2g "
                      "R diff %.1e corrected %lld",

@@ -2,13 +2,17 @@
  * pdgemm.c — ft_pdgemm: PDGEMM verified by checksum blocks (docs/dist.md).
  *
  * With the weights of ft_dgemm (abft.h: tiles of T columns, each with a plain and a weighted
- * checksum, every element scaled by sigma = 1/abft_gemm_rscale(T, k)) as the columns of an
- * n x 2nt matrix E:
+ * checksum, every element scaled by sigma = 1/abft_gemm_rscale(T, k)) and a third checksum with
+ * the permuted weights v (abft_weight_perm, as ft_dgeqrf's third) as the columns of an n x 3nt
+ * matrix E:
  *     Y = op(B) E,  P = op(A) Y,  C0S = C E (before, beta != 0),  CS = C E (after),
  * each by a pass over the local arrays and one all-reduce (tile_sums, predict); a row i of tile J
- * is right when CS(i, 2J..2J+1) = alpha P + beta C0S within abft_check's threshold (the same
- * decision rule as ft_dgemm, with |op(A)| row norms, the block sums of |op(B)| and of |C|
- * reduced over the grid). The m x 2nt checks are replicated on every process (one all-reduce),
+ * is right when CS(i, 3J..3J+2) = alpha P + beta C0S within abft_check's threshold (the same
+ * decision rule as ft_dgemm for the first two; the third within the same threshold: two errors
+ * +-delta in one row cancel in the plain check and leave (w_a - w_b) delta in the weighted one,
+ * below it where the columns are close, but (v_a - v_b) delta in the third, whose order is
+ * unrelated to the columns'), with |op(A)| row norms, the block sums of |op(B)| and of |C|
+ * reduced over the grid). The m x 3nt checks are replicated on every process (one all-reduce),
  * so every process takes the same decisions; each corrects the elements it owns.
  *
  * Where beta = 0, or the input C was kept (policy.backup_c = 1: a copy of the local C before the
@@ -37,12 +41,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* checksums a tile: plain, weighted, permuted weights */
+#define NCK 3
+
 /* One side of the checks, replicated on every process: the row checks of C's tiles of T
  * columns (lines = the m rows, tiled extent n), or the column checks of its tiles of T rows
  * (lines = the n columns, tiled extent m: the row checks of C^T). */
 typedef struct {
     int64_t m, ext, nt;  /* lines checked, the tiled extent, tiles */
-    double *P, *C0, *CS; /* m x 2nt: the prediction op(A) op(B) E, C0 E, C E */
+    double *P, *C0, *CS; /* m x 3nt: the prediction op(A) op(B) E, C0 E, C E */
     double *an, *zmax;   /* m: row sums of |sig op(A)|; nt: max block sum of |sig op(B)| */
     double *h, *s;       /* m x nt: block sums of |sig C0|, |sig C| */
     double *mem;
@@ -63,7 +70,7 @@ typedef struct {
     side_t r;   /* the row checks (always) */
     side_t c;   /* the column checks (the rare path of the default, beta != 0 without a copy) */
     double *buf; /* scratch for the sums of one all-reduce */
-    double *c0t; /* n x 3mt: this process's part of C0's column sums (reduced on the rare path) */
+    double *c0t; /* n x 4mt: this process's part of C0's column sums (reduced on the rare path) */
     int root;    /* this process counts the replicated decisions */
     double *C0;  /* policy.backup_c = 1, beta != 0: this process's local array of C before the
                   * product, for the rows recomputed on the rare path */
@@ -74,7 +81,7 @@ static int notrans(char t) { return t == 'N' || t == 'n'; }
 static int side_alloc(side_t *s, int64_t m, int64_t ext, int64_t T)
 {
     s->m = m, s->ext = ext, s->nt = (ext + T - 1) / T;
-    const size_t mc = (size_t)m * (size_t)(2 * s->nt), mn = (size_t)m * (size_t)s->nt;
+    const size_t mc = (size_t)m * (size_t)(NCK * s->nt), mn = (size_t)m * (size_t)s->nt;
     s->mem = malloc(sizeof(double) * (3 * mc + 2 * mn + (size_t)m + (size_t)s->nt + 1));
     if (!s->mem) return FT_ERR_ALLOC;
     s->P = s->mem, s->C0 = s->P + mc, s->CS = s->C0 + mc;
@@ -104,10 +111,11 @@ static int64_t *index_map(const dist_grid_t *g, const int *d, int cols, int64_t 
 }
 
 /* The sums of X = sub(C) (rows x ext) or op(X) = X^T (trans; X stored ext x rows) against the
- * tiles of T along ext, in one pass over the local array: out (rows x 3nt, replicated after one
- * all-reduce) = [X E | block sums of |sig X|], X E the plain and weighted checksum of every
- * tile, every element scaled by sigma (E's weights). With xt (not trans only): the same sums
- * of X^T along tiles of T rows, ext x 3 ceil(rows / T), from this process's elements and NOT
+ * tiles of T along ext, in one pass over the local array: out (rows x 4nt, replicated after one
+ * all-reduce) = [X E | block sums of |sig X|], X E the plain, weighted and permuted-weight
+ * checksums of every tile, every element scaled by sigma (E's weights). With xt (not trans
+ * only): the same sums of X^T along tiles of T rows, ext x 4 ceil(rows / T), from this
+ * process's elements and NOT
  * reduced — C0's column checks, which only the rare path reduces. This replaces a PDGEMM with
  * E, a gather of its result and a pass for the absolute sums (bench/NOTES.md). */
 static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *d, int trans,
@@ -119,56 +127,61 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
     int lr, lc;
     int64_t *rm = index_map(g, d, 0, i0, trans ? ext : rows, &lr);
     int64_t *cm = index_map(g, d, 1, j0, trans ? rows : ext, &lc);
-    double *rw = xt ? malloc(sizeof(double) * (size_t)(lr > 0 ? lr : 1)) : NULL;
+    double *rw = xt ? malloc(sizeof(double) * (size_t)(2 * (lr > 0 ? lr : 1))) : NULL;
     int64_t *ri = xt ? malloc(sizeof(int64_t) * (size_t)(lr > 0 ? lr : 1)) : NULL;
     if (!rm || !cm || (xt && (!rw || !ri))) {
         free(rm), free(cm), free(rw), free(ri);
         return FT_ERR_ALLOC;
     }
-    memset(out, 0, sizeof(double) * (size_t)(rows * 3 * nt));
+    memset(out, 0, sizeof(double) * (size_t)(rows * (NCK + 1) * nt));
+    double *rv = rw ? rw + (lr > 0 ? lr : 1) : NULL;
     if (xt) {
-        memset(xt, 0, sizeof(double) * (size_t)(ext * 3 * ntt));
+        memset(xt, 0, sizeof(double) * (size_t)(ext * (NCK + 1) * ntt));
         for (int64_t li = 0; li < lr; li++) {
             rw[li] = rm[li] < 0 ? 0.0 : p->sig * abft_weight(rm[li] % T, p->W);
+            rv[li] = rm[li] < 0 ? 0.0 : p->sig * abft_weight_perm(rm[li] % T, p->W);
             ri[li] = rm[li] < 0 ? -1 : rm[li] / T;
         }
     }
-    double *oa = out + 2 * nt * rows; /* the absolute sums */
+    double *oa = out + NCK * nt * rows; /* the absolute sums */
     for (int64_t lj = 0; lj < lc; lj++) {
         const int64_t c = cm[lj];
         if (c < 0) continue;
         const double *x = X + lj * ld;
         if (!trans) { /* column c of X: tile J, its weight */
             const int64_t J = c / T;
-            const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W);
-            double *xe = out + 2 * J * rows, *xw = xe + rows, *xa = oa + J * rows;
+            const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W),
+                         sv = p->sig * abft_weight_perm(c - J * T, p->W);
+            double *xe = out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows,
+                   *xa = oa + J * rows;
             if (!xt) {
                 for (int64_t li = 0; li < lr; li++) {
                     const int64_t r = rm[li];
                     if (r < 0) continue;
                     const double v = x[li];
-                    xe[r] += se * v, xw[r] += sw * v, xa[r] += fabs(se * v);
+                    xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += fabs(se * v);
                 }
             } else { /* and column c's sums over each tile of rows, in registers along a run
                       * of local rows in one tile */
-                double *te = xt + c, *ta = xt + c + 2 * ntt * ext;
-                double ae = 0.0, aw = 0.0, aa = 0.0;
+                double *te = xt + c, *ta = xt + c + NCK * ntt * ext;
+                double ae = 0.0, aw = 0.0, av = 0.0, aa = 0.0;
                 int64_t cur = -1;
                 for (int64_t li = 0; li < lr; li++) {
                     const int64_t r = rm[li];
                     if (r < 0) continue;
                     if (ri[li] != cur) {
                         if (cur >= 0)
-                            te[2 * cur * ext] += ae, te[(2 * cur + 1) * ext] += aw,
-                                ta[cur * ext] += aa;
-                        cur = ri[li], ae = aw = aa = 0.0;
+                            te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
+                                te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
+                        cur = ri[li], ae = aw = av = aa = 0.0;
                     }
                     const double v = x[li], a = fabs(se * v);
-                    xe[r] += se * v, xw[r] += sw * v, xa[r] += a;
-                    ae += se * v, aw += rw[li] * v, aa += a;
+                    xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += a;
+                    ae += se * v, aw += rw[li] * v, av += rv[li] * v, aa += a;
                 }
                 if (cur >= 0)
-                    te[2 * cur * ext] += ae, te[(2 * cur + 1) * ext] += aw, ta[cur * ext] += aa;
+                    te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
+                        te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
             }
         } else { /* row c of op(X): its elements are this column's, one tile per row of X */
             for (int64_t li = 0; li < lr; li++) {
@@ -176,14 +189,15 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
                 if (r < 0) continue;
                 const int64_t J = r / T;
                 const double v = p->sig * x[li];
-                out[c + 2 * J * rows] += v;
-                out[c + (2 * J + 1) * rows] += abft_weight(r - J * T, p->W) * v;
+                out[c + NCK * J * rows] += v;
+                out[c + (NCK * J + 1) * rows] += abft_weight(r - J * T, p->W) * v;
+                out[c + (NCK * J + 2) * rows] += abft_weight_perm(r - J * T, p->W) * v;
                 oa[c + J * rows] += fabs(v);
             }
         }
     }
     free(rm), free(cm), free(rw), free(ri);
-    dist_allsum(g, out, rows, 3 * nt);
+    dist_allsum(g, out, rows, (NCK + 1) * nt);
     return FT_SUCCESS;
 }
 
@@ -194,8 +208,8 @@ static int c_sums(pg_t *p, side_t *s, double *xt)
     const int col = s == &p->c;
     const int64_t m = s->m, nt = s->nt;
     FT_CHECK(tile_sums(p, p->C, p->ic - 1, p->jc - 1, p->dC, col, m, s->ext, p->buf, xt));
-    memcpy(s->CS, p->buf, sizeof(double) * (size_t)(m * 2 * nt));
-    memcpy(s->s, p->buf + m * 2 * nt, sizeof(double) * (size_t)(m * nt));
+    memcpy(s->CS, p->buf, sizeof(double) * (size_t)(m * NCK * nt));
+    memcpy(s->s, p->buf + m * NCK * nt, sizeof(double) * (size_t)(m * nt));
     return FT_SUCCESS;
 }
 
@@ -207,7 +221,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
                    const double *Y)
 {
     const dist_grid_t *g = &p->g;
-    const int64_t m = s->m, k = p->k, c2 = 2 * s->nt, ld = d[LLD_];
+    const int64_t m = s->m, k = p->k, c2 = NCK * s->nt, ld = d[LLD_];
     int lr, lc;
     int64_t *rm = index_map(g, d, 0, ix - 1, tr ? k : m, &lr);
     int64_t *cm = index_map(g, d, 1, jx - 1, tr ? m : k, &lc);
@@ -274,14 +288,17 @@ static void zmax_of(side_t *s, const double *z, int64_t k)
     }
 }
 
-/* the residuals of line i of tile J: computed minus predicted, plain and weighted */
+/* the residuals of line i of tile J: computed minus predicted, plain, weighted and the third
+ * (dv may be NULL) */
 static void residuals(const pg_t *p, const side_t *s, int64_t i, int64_t J, double *de,
-                     double *dw)
+                      double *dw, double *dv)
 {
-    const int64_t e = i + 2 * J * s->m, w = e + s->m;
-    double pe = p->alpha * s->P[e], pw = p->alpha * s->P[w];
-    if (p->beta != 0.0) pe += p->beta * s->C0[e], pw += p->beta * s->C0[w];
+    const int64_t e = i + NCK * J * s->m, w = e + s->m, v = w + s->m;
+    double pe = p->alpha * s->P[e], pw = p->alpha * s->P[w], pv = p->alpha * s->P[v];
+    if (p->beta != 0.0)
+        pe += p->beta * s->C0[e], pw += p->beta * s->C0[w], pv += p->beta * s->C0[v];
     *de = s->CS[e] - pe, *dw = s->CS[w] - pw;
+    if (dv) *dv = s->CS[v] - pv;
 }
 
 static int64_t tile_w(const pg_t *p, int64_t ext, int64_t J)
@@ -289,14 +306,18 @@ static int64_t tile_w(const pg_t *p, int64_t ext, int64_t J)
     return ext - J * p->T < p->T ? ext - J * p->T : p->T;
 }
 
-/* One check of a side: abft_check's outcome, its threshold in *tau */
+/* One check of a side: abft_check's outcome for the plain and weighted residuals, its
+ * threshold in *tau, with the third: failing alone, it reads as one check alone
+ * (ABFT_FAIL_WEIGHTED: the checksum's, unless columns fail); with another, both (data) */
 static int check_line(const pg_t *p, const side_t *s, int64_t i, int64_t J, double *tau)
 {
-    double de, dw;
-    residuals(p, s, i, J, &de, &dw);
-    return abft_check(p->tol, p->k, tile_w(p, s->ext, J), p->alpha, p->beta, s->an[i],
-                      s->zmax[J], p->beta != 0.0 ? s->h[i + J * s->m] : 0.0, s->s[i + J * s->m],
-                      de, dw, p->rsig, tau);
+    double de, dw, dv;
+    residuals(p, s, i, J, &de, &dw, &dv);
+    const int o = abft_check(p->tol, p->k, tile_w(p, s->ext, J), p->alpha, p->beta, s->an[i],
+                             s->zmax[J], p->beta != 0.0 ? s->h[i + J * s->m] : 0.0,
+                             s->s[i + J * s->m], de, dw, p->rsig, tau);
+    if (o == ABFT_UNVERIFIABLE || fabs(dv) <= *tau) return o;
+    return o == ABFT_PASS ? ABFT_FAIL_WEIGHTED : ABFT_FAIL_BOTH;
 }
 
 /* Evaluate every check of a side. Returns the number of failing checks; fills
@@ -364,15 +385,15 @@ static int columns_ready(pg_t *p)
     side_t *s = &p->c;
     const int64_t n = p->n, k = p->k, mt = p->mt;
     if (p->beta != 0.0) {
-        dist_allsum(&p->g, p->c0t, n, 3 * mt);
-        memcpy(s->C0, p->c0t, sizeof(double) * (size_t)(n * 2 * mt));
-        memcpy(s->h, p->c0t + n * 2 * mt, sizeof(double) * (size_t)(n * mt));
+        dist_allsum(&p->g, p->c0t, n, (NCK + 1) * mt);
+        memcpy(s->C0, p->c0t, sizeof(double) * (size_t)(n * NCK * mt));
+        memcpy(s->h, p->c0t + n * NCK * mt, sizeof(double) * (size_t)(n * mt));
     }
-    double *yz = malloc(sizeof(double) * (size_t)(k * 3 * mt));
+    double *yz = malloc(sizeof(double) * (size_t)(k * (NCK + 1) * mt));
     if (!yz) return FT_ERR_ALLOC;
     int st = tile_sums(p, p->A, p->ia - 1, p->ja - 1, p->dA, notrans(p->ta), k, p->m, yz, NULL);
     if (!st) {
-        zmax_of(s, yz + k * 2 * mt, k);
+        zmax_of(s, yz + k * NCK * mt, k);
         st = predict(p, s, p->B, p->dB, p->ib, p->jb, notrans(p->tb), yz);
     }
     free(yz);
@@ -403,12 +424,15 @@ static int64_t nonfinite_in_row(pg_t *p, int64_t i, int64_t J)
  * width w), or -1: not finite, out of the tile, or inconsistent with one error */
 static int64_t point(const pg_t *p, const side_t *s, int64_t l, int64_t J, int64_t w)
 {
-    double de, dw, tau = 0.0;
-    residuals(p, s, l, J, &de, &dw);
+    double de, dw, dv, tau = 0.0;
+    residuals(p, s, l, J, &de, &dw, &dv);
     check_line(p, s, l, J, &tau);
     const int64_t q =
         isfinite(de) && isfinite(dw) && de != 0.0 ? abft_locate(dw / de, p->W) : -1;
-    return q >= 0 && q < w && abft_consistent(de, dw, q, p->W, tau) ? q : -1;
+    return q >= 0 && q < w && abft_consistent(de, dw, q, p->W, tau) &&
+                   abft_consistent(de, dv, abft_perm(q, p->W), abft_perm_den(p->W), tau)
+               ? q
+               : -1;
 }
 
 typedef struct {
@@ -492,7 +516,7 @@ static int repair(pg_t *p, int *fail, int64_t *nfix, int64_t *left)
                     for (int64_t x = 0; x < nR + nR1; x++) {
                         const int64_t i = x < nR ? R[x] : R1[x - nR];
                         double de, dw, tau = 0.0;
-                        residuals(p, &p->r, i, J, &de, &dw);
+                        residuals(p, &p->r, i, J, &de, &dw, NULL);
                         const int64_t jj = isfinite(de) && isfinite(dw) && de != 0.0
                                                ? abft_locate(dw / de, p->W)
                                                : -1;
@@ -511,7 +535,7 @@ static int repair(pg_t *p, int *fail, int64_t *nfix, int64_t *left)
                      * the rows'): each located by its ratio */
                     for (int64_t x = 0; x < nS; x++) {
                         double de, dw;
-                        residuals(p, &p->c, S[x], I, &de, &dw);
+                        residuals(p, &p->c, S[x], I, &de, &dw, NULL);
                         const int64_t ii = isfinite(de) && isfinite(dw) && de != 0.0
                                                ? abft_locate(dw / de, p->W)
                                                : -1;
@@ -570,8 +594,8 @@ static int repair(pg_t *p, int *fail, int64_t *nfix, int64_t *left)
             if (!e) continue;
             const int col = fx[x].col;
             double de, dw;
-            if (col) residuals(p, &p->c, fx[x].j, fx[x].i / T, &de, &dw);
-            else residuals(p, &p->r, fx[x].i, fx[x].j / T, &de, &dw);
+            if (col) residuals(p, &p->c, fx[x].j, fx[x].i / T, &de, &dw, NULL);
+            else residuals(p, &p->r, fx[x].i, fx[x].j / T, &de, &dw, NULL);
             *e = -de * p->rsig;
             ft_report_event(p->rep, FT_EVENT_CORRECTED, FT_REGION_C, fx[x].i, fx[x].j,
                             col ? fx[x].i / T : fx[x].j / T, fx[x].before, *e);
@@ -605,11 +629,11 @@ static int run(pg_t *p)
     const int cols = p->beta != 0.0 && p->ctx->policy.backup_c != 1;
     FT_CHECK(side_alloc(&p->r, m, n, p->T));
     if (cols) FT_CHECK(side_alloc(&p->c, n, m, p->T));
-    const int64_t rb = mk * (3 * nt + 1), cb = cols ? nk * (3 * p->mt + 1) : 0;
+    const int64_t rb = mk * ((NCK + 1) * nt + 1), cb = cols ? nk * ((NCK + 1) * p->mt + 1) : 0;
     const int64_t bsz = rb > cb ? rb : cb; /* the larger side's sums and prediction */
     p->buf = malloc(sizeof(double) * (size_t)bsz);
-    p->c0t = cols ? malloc(sizeof(double) * (size_t)(n * 3 * p->mt)) : NULL;
-    double *yz = malloc(sizeof(double) * (size_t)(k * 3 * nt));
+    p->c0t = cols ? malloc(sizeof(double) * (size_t)(n * (NCK + 1) * p->mt)) : NULL;
+    double *yz = malloc(sizeof(double) * (size_t)(k * (NCK + 1) * nt));
     if (!p->buf || (cols && !p->c0t) || !yz) {
         free(yz);
         return FT_ERR_ALLOC;
@@ -621,14 +645,14 @@ static int run(pg_t *p)
      * one all-reduce */
     int st = tile_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, !notrans(p->tb), k, n, yz, NULL);
     if (!st) {
-        zmax_of(&p->r, yz + k * 2 * nt, k);
+        zmax_of(&p->r, yz + k * NCK * nt, k);
         st = predict(p, &p->r, p->A, p->dA, p->ia, p->ja, !notrans(p->ta), yz);
     }
     free(yz);
     if (st) return st;
     if (p->beta != 0.0) {
         FT_CHECK(c_sums(p, &p->r, p->c0t));
-        memcpy(p->r.C0, p->r.CS, sizeof(double) * (size_t)(m * 2 * nt));
+        memcpy(p->r.C0, p->r.CS, sizeof(double) * (size_t)(m * NCK * nt));
         memcpy(p->r.h, p->r.s, sizeof(double) * (size_t)(m * nt));
     }
     if (p->beta != 0.0 && p->ctx->policy.backup_c == 1) {

@@ -90,6 +90,10 @@ typedef struct {
      * restoring the changed elements first), or -1 */
     uint64_t *vk;
     int64_t iu;
+    /* FT_REGION_REFLECTORS faults with col >= n, T(row, col - n) of their step's panel: taken
+     * with the step's other reflector faults, applied between PDLARFT and PDLARFB */
+    ft_fault_t tf[FT_MAX_FAULTS];
+    int ntf;
     int anyf;      /* a fault is planned on some process (the setup's all-reduce): the steps ask
                     * each other whether a panel is to be factored in halves (FT_REGION_PANEL) */
     /* the checkpoint of Q, each process its own elements: ck[CKP_NS lj + e] for its local
@@ -458,6 +462,70 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
     return FT_SUCCESS;
 }
 
+/* The owner of the panel at column i's T (PDLARFT forms it on the process holding the panel's
+ * first diagonal element): 1 on that process. */
+static int t_owner(const pq_t *p, int64_t i)
+{
+    const int *d = p->dA;
+    return dist_owner(p->ia - 1 + i, d[MB_], d[RSRC_], p->g.nprow) == p->g.myrow &&
+           dist_owner(p->ja - 1 + i, d[NB_], d[CSRC_], p->g.npcol) == p->g.mycol;
+}
+
+/* the stashed T faults of the panel [i, i + jb), on T's owner: T(row, col - n), row <= col - n
+ * < jb (the upper triangle PDLARFB reads; ld NB) */
+static void inject_t(pq_t *p, int64_t step, int64_t i, int64_t jb, double *T)
+{
+    for (int x = 0; x < p->ntf; x++) {
+        const ft_fault_t *f = &p->tf[x];
+        const int64_t c = f->col - p->n, r = f->row < 0 ? c : f->row;
+        if (!t_owner(p, i)) continue;
+        if (c >= jb || r < 0 || r > c) {
+            ft_log(p->ctx, 1, "pdgeqrf: T fault (%lld, %lld) at step %lld outside the panel's T",
+                   (long long)r, (long long)c, (long long)step);
+            continue;
+        }
+        apply_fault(p, f, T + r + c * p->dA[NB_], FT_REGION_REFLECTORS, r, f->col, step);
+    }
+    p->ntf = 0;
+}
+
+/* the seal of T (its upper triangle, ld NB): the sum mod 2^64 of its elements' bit patterns,
+ * each times an odd multiplier of its position */
+static uint64_t t_seal(const double *T, int64_t jb, int nb)
+{
+    uint64_t h = 0;
+    for (int64_t c = 0; c < jb; c++)
+        for (int64_t a = 0; a <= c; a++) {
+            uint64_t v;
+            memcpy(&v, T + a + c * nb, sizeof v);
+            h += v * (uint64_t)(2 * (a + c * jb) + 1);
+        }
+    return h;
+}
+
+/*
+ * T as the update used it: on its owner, after PDLARFB, against its seal taken right after
+ * PDLARFT — any change while PDLARFB applies it, however small, bit for bit. The checksum blocks
+ * see a wrong T too (PDLARFB transforms the panel's share of its block's checksums but not the
+ * panel), but only above their threshold, and a re-factorization from a later panel (another
+ * error) can leave the rest of its damage below it (campaign seed 61, F = 3, trial 1511; a low
+ * mantissa bit of T: dqrt01 ratios of 220 in test_dist). A change marks the columns after the
+ * panel for re-factoring (p->iu, as inuse_check). Not covered by the seal: a T that PDLARFT
+ * itself forms wrong, and T's broadcast copies inside PDLARFB (the checksums only; a product
+ * check of T against V cost ~0.03 s of 1.3 at 4096 on 2 x 2 in its messages: bench/NOTES.md).
+ */
+static void t_check(pq_t *p, int64_t i, int64_t jb, const double *T, int64_t step, uint64_t seal)
+{
+    if (!t_owner(p, i) || jb <= 0 || t_seal(T, jb, p->dA[NB_]) == seal) return;
+    p->rep->detected++;
+    ft_report_event(p->rep, FT_EVENT_LOCATED, FT_REGION_REFLECTORS, -1, p->n + i, step, 0.0, 0.0);
+    ft_log(p->ctx, 1,
+           "pdgeqrf: the T of the panel at column %lld changed while its update used it: the "
+           "columns after it to be re-factored",
+           (long long)i);
+    if (p->iu < 0 || i + jb < p->iu) p->iu = i + jb;
+}
+
 /* the faults of the regions inside a step, by their owners: FT_REGION_PANEL (row, col) of the
  * panel [i, i + jb) between its two halves, row >= i; FT_REGION_REFLECTORS between the panel's
  * checkpoint and the update that applies it: row > col an element of a vector of the panel, row =
@@ -469,6 +537,10 @@ static void inject_step(pq_t *p, int64_t call, int64_t step, ft_region_t reg, in
     uint64_t *rng = &p->ctx->rng;
     for (int x = 0; x < nf; x++) {
         int64_t r = f[x].row, c = f[x].col;
+        if (reg == FT_REGION_REFLECTORS && c >= p->n) { /* T: after PDLARFT (inject_t) */
+            if (p->ntf < FT_MAX_FAULTS) p->tf[p->ntf++] = f[x];
+            continue;
+        }
         if (c < 0) c = i + (int64_t)(ft_rng_next(rng) % (uint64_t)jb);
         if (reg == FT_REGION_PANEL) {
             if (r < 0) r = i + (int64_t)(ft_rng_next(rng) % (uint64_t)(p->m - i));
@@ -597,7 +669,8 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
  * the column it names: two errors, or one that is not finite; any failure of a row corrected
  * before, fixed[l + b m], checked at agg tau), else the located column (0-based in sub(A)); and afit[b] = -1 when the block's aggregate test passes (||r||_2, ||s||_2, ||t||_2
  * <= agg tau: tau bounds the 2-norm of the rounding residual, so an error spread over many rows,
- * each below tau, still fails it — as ft_dgeqrf; agg is 1, or 1/2 after a correction), else the
+ * each below tau, still fails it — as ft_dgeqrf; agg is 1, or 1/2 after a correction or a
+ * re-factorization in this call), else the
  * column fitted over all rows, w = (s.r)/(r.r), that t fits too: c, or c + n when c < i and the
  * residual below its diagonal fails (consumed by its panel), -2 for one checksum column alone,
  * -3 when no column fits, -4 when none fits but located failing rows may explain it (their
@@ -842,12 +915,15 @@ static int run(pq_t *p)
         const int ntc = (int)(n - j - jb + c2), jat = jaj + jbi;
         double *T = p->work, *w2 = p->work + (size_t)d[NB_] * d[NB_];
         pdlarft_("F", "C", &mi, &jbi, p->A, &iaj, &jaj, d, p->tau, T, w2, 1, 1);
+        const uint64_t tseal = t_owner(p, j) ? t_seal(T, jb, d[NB_]) : 0;
+        if (p->ntf) inject_t(p, step, j, jb, T);
         pdlarfb_("L", "T", "F", "C", &mi, &ntc, &jbi, p->A, &iaj, &jaj, d, T, p->A, &iaj, &jat, d,
                  w2, 1, 1, 1, 1);
         p->pf[PF_UPDATE] += ft_wtime() - tu;
         {
             const double tc = ft_wtime();
             inuse_check(p, j, j + jb, step);
+            if (checkable) t_check(p, j, jb, T, step, tseal);
             tp += ft_wtime() - tc;
             p->pf[PF_CKP] += ft_wtime() - tc;
         }
@@ -883,7 +959,8 @@ static int run(pq_t *p)
         double *before = NULL, *cadd = NULL;
         int64_t *fcol = NULL, *ccol = NULL;
         for (int round = 0; round < 2; round++) {
-            const int64_t nf = compare(p, j, round ? 0.5 : 1.0, round ? fixed : NULL, loc, afit);
+            const int64_t nf =
+                compare(p, j, round || refactors ? 0.5 : 1.0, round ? fixed : NULL, loc, afit);
             if (!nf && psu < 0) {
                 if (p->root) p->rep->corrected += nfixed;
                 break;
