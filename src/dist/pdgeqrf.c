@@ -25,7 +25,8 @@
  *     the row, one of which a correction from the first two checks would absorb): re-factored
  *     from the panel of the row's first checked column in the block (the columns restored, as
  *     above).
- * The result is verified again, each block's aggregate now at half the threshold (a correction
+ * The result is verified again, each block's aggregate now at half the threshold (as is every
+ * verification after a re-factorization in the call; a correction
  * leaves rounding only: a rest above that is an error spread over rows that the corrected rows
  * absorbed in part, re-factored where it fits a finished column); what is still wrong is
  * reported (FT_ERR_UNCORRECTABLE).
@@ -41,8 +42,9 @@
  * Inside a step: a change to the panel's vectors or tau between the panel and the end of the
  * update that applies them is found by a hash of each process's part of the panel taken with the
  * checkpoint and compared after the update (inuse_check), and the columns after that panel are
- * re-factored; an error inside the panel factorization is one the panel consumed (the checksum
- * blocks). Not covered: T while PDLARFB applies it (docs/dist.md).
+ * re-factored; so is a change to T on its owner between PDLARFT and the end of PDLARFB (its
+ * seal, t_check); an error inside the panel factorization is one the panel consumed (the
+ * checksum blocks).
  */
 #include "abft/abft.h"
 #include "backend/backend.h"
@@ -443,9 +445,10 @@ static int inject(pq_t *p, int64_t call, int64_t step, int64_t i)
                                    ? p->tau + dist_local(p->ja - 1 + c, p->dA[NB_], p->g.npcol)
                                    : NULL)
                         : regs[q] == FT_REGION_CHECKSUM
-                            ? (r < p->m && c < PQ_NCS * p->ncb ? dist_elem(&p->g, p->CK.a, p->CK.desc,
-                                                                      p->ia - 1 + r, p->ckc + c)
-                                                          : NULL)
+                            ? (r < p->m && c < PQ_NCS * p->ncb
+                                   ? dist_elem(&p->g, p->CK.a, p->CK.desc, p->ia - 1 + r,
+                                               p->ckc + c)
+                                   : NULL)
                             : (r < p->m && c < p->n
                                    ? dist_elem(&p->g, p->A, p->dA, p->ia - 1 + r, p->ja - 1 + c)
                                    : NULL);
@@ -659,7 +662,8 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
     if (ok)
         for (int64_t b = 0; b < p->ncb; b++)
             p->thr[b] =
-                abft_qr_tau(p->tol, m, n, p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + PQ_NCS * b * m));
+                abft_qr_tau(p->tol, m, n,
+                            p->thr[b] + ABFT_U * abft_nrm2(m, p->hC + PQ_NCS * b * m));
     return ok ? FT_SUCCESS : FT_ERR_UNCHECKED;
 }
 
@@ -667,14 +671,14 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
  * loc[l + b m] = -1 pass, -2 checksum only (one of the three), -3 not one error in the row (the
  * ratio s/r out of the block or inconsistent with r, or the third residual t disagreeing with
  * the column it names: two errors, or one that is not finite; any failure of a row corrected
- * before, fixed[l + b m], checked at agg tau), else the located column (0-based in sub(A)); and afit[b] = -1 when the block's aggregate test passes (||r||_2, ||s||_2, ||t||_2
+ * before, fixed[l + b m], checked at its clean level), else the located column (0-based in
+ * sub(A)); and afit[b] = -1 when the block's aggregate test passes (||r||_2, ||s||_2, ||t||_2
  * <= agg tau: tau bounds the 2-norm of the rounding residual, so an error spread over many rows,
  * each below tau, still fails it — as ft_dgeqrf; agg is 1, or 1/2 after a correction or a
- * re-factorization in this call), else the
- * column fitted over all rows, w = (s.r)/(r.r), that t fits too: c, or c + n when c < i and the
- * residual below its diagonal fails (consumed by its panel), -2 for one checksum column alone,
- * -3 when no column fits, -4 when none fits but located failing rows may explain it (their
- * correction is re-checked). */
+ * re-factorization in this call), else the column fitted over all rows, w = (s.r)/(r.r), that t
+ * fits too: c, or c + n when c < i and the residual below its diagonal fails (consumed by its
+ * panel), -2 for one checksum column alone, -3 when no column fits, -4 when none fits but
+ * located failing rows may explain it (their correction is re-checked). */
 static int64_t compare(pq_t *p, int64_t i, double agg, const unsigned char *fixed, int64_t *loc,
                        int64_t *afit)
 {
@@ -703,10 +707,8 @@ static int64_t compare(pq_t *p, int64_t i, double agg, const unsigned char *fixe
              * (w_a - w_j) delta and (v_a - v_j) delta: not one error, re-factored (a clean
              * row above that level costs a re-factorization, never a wrong result) */
             const int fx = fixed && fixed[l + b * m];
-            const double rt =
-                fx ? fmin(agg * thr, fmax(16.0 * noise, 64.0 * ABFT_U *
-                                                            (fabs(ce[l]) + fabs(cw[l]) + fabs(cv[l]))))
-                   : thr;
+            const double ck = fabs(ce[l]) + fabs(cw[l]) + fabs(cv[l]);
+            const double rt = fx ? fmin(agg * thr, fmax(16.0 * noise, 64.0 * ABFT_U * ck)) : thr;
             const int fr = !(fabs(r) <= rt), fs = !(fabs(s) <= rt), ft = !(fabs(t) <= rt);
             int64_t v = -1;
             if (fr || fs || ft) {
