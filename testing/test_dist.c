@@ -477,10 +477,17 @@ static void args_case(const grid_t *g)
     free(keep), free(A.a);
 }
 
-/* --bench N NB RUNS [Q]: ft_pdgemm / ft_pdgeqrf against PDGEMM / PDGEQRF on N x N, alternated, on
- * the squarest grid; prints the median and range of each (seconds, MPI_Wtime-like wall clock
- * after a barrier) and the ratio of the medians. */
-static void bench(int N, int nb, int runs, int q)
+/* --bench N NB RUNS [Q [qr|gemm]]: ft_pdgemm / ft_pdgeqrf against PDGEMM / PDGEQRF on N x N,
+ * alternated, on the squarest grid (qr or gemm: that pair alone); prints the median and range of
+ * each (seconds, MPI_Wtime-like wall clock after a barrier), the ratio of the medians and the
+ * median and range of the ratios paired by round (the two calls of a round run back to back, so
+ * the paired ratio is less exposed to the machine's drift between rounds). */
+static int bench_runs(const char *only, int w) /* w: 0 PDGEMM, 1 ft_pdgemm, 2, 3: the QRs */
+{
+    return !only || (!strcmp(only, "qr") && w >= 2) || (!strcmp(only, "gemm") && w < 2);
+}
+
+static void bench(int N, int nb, int runs, int q, const char *only)
 {
     if (q > 0) { /* policy.verify_every of this thread's default context */
         ft_policy_t pol;
@@ -506,6 +513,7 @@ static void bench(int N, int nb, int runs, int q)
     for (int r = 0; r <= runs; r++)
         for (int v = 0; v < 4; v++) {
             const int w = r % 2 ? 3 - v : v; /* alternate the order */
+            if (!bench_runs(only, w)) continue;
             memcpy(A.a, A0.a, bytes);
             Cblacs_barrier(g.ctxt, "All");
             const double t0 = wall();
@@ -524,22 +532,30 @@ static void bench(int N, int nb, int runs, int q)
             if (r > 0) t[w * runs + r - 1] = wall() - t0; /* run 0: warm-up */
         }
     static const char *nm[4] = {"PDGEMM", "ft_pdgemm", "PDGEQRF", "ft_pdgeqrf"};
-    double med[4];
+    double med[4], *pr = calloc((size_t)(2 * runs), sizeof(double));
+    for (int k = 0; k < 2; k++) /* paired ratios: ft / engine of each round */
+        for (int r = 0; r < runs; r++)
+            pr[k * runs + r] = t[(2 * k + 1) * runs + r] / t[2 * k * runs + r];
+    for (int k = 0; k < 2; k++) qsort(pr + k * runs, (size_t)runs, sizeof(double), cmpd);
     for (int w = 0; w < 4; w++) {
         qsort(t + w * runs, (size_t)runs, sizeof(double), cmpd);
         med[w] = t[w * runs + runs / 2];
-        if (g_me == 0)
+        if (g_me == 0 && bench_runs(only, w))
             printf("%% %dx%d N %d nb %d %-10s median %.4f s (%.4f - %.4f)\n", g.nprow, g.npcol, N,
                    nb, nm[w], med[w], t[w * runs], t[w * runs + runs - 1]);
     }
     qsort(tp, (size_t)runs, sizeof(double), cmpd);
-    if (g_me == 0) {
-        printf("%% ft_pdgemm's protection (encoding, sums, checks; the root's clock) median %.4f s "
-               "(%.4f - %.4f)\n",
-               tp[runs / 2], tp[0], tp[runs - 1]);
-        printf("%% ratio ft/engine: gemm %.3f, geqrf %.3f\n", med[1] / med[0], med[3] / med[2]);
+    for (int k = 0; k < 2 && g_me == 0; k++) {
+        if (!bench_runs(only, 2 * k)) continue;
+        if (k == 0)
+            printf("%% ft_pdgemm's protection (encoding, sums, checks; the root's clock) median "
+                   "%.4f s (%.4f - %.4f)\n",
+                   tp[runs / 2], tp[0], tp[runs - 1]);
+        printf("%% ratio ft/engine: %s %.3f; paired by round: median %.3f (%.3f - %.3f)\n",
+               k ? "geqrf" : "gemm", med[2 * k + 1] / med[2 * k], pr[k * runs + runs / 2],
+               pr[k * runs], pr[k * runs + runs - 1]);
     }
-    free(tp);
+    free(tp), free(pr);
     free(t), free(work), free(tau), free(A.a), free(B.a), free(C.a), free(A0.a);
     Cblacs_gridexit(g.ctxt);
 }
@@ -561,7 +577,8 @@ int main(int argc, char **argv)
         return f ? 1 : 0;
     }
     if (argc > 4 && !strcmp(argv[1], "--bench")) {
-        bench(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 0);
+        bench(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc > 5 ? atoi(argv[5]) : 0,
+              argc > 6 ? argv[6] : NULL);
         Cblacs_exit(0);
         return 0;
     }
