@@ -427,6 +427,9 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
         }
         ft_context_destroy(ctx);
         cnt[cls]++;
+        if (cls == C_REPORTED && g_me == 0 && getenv("DIST_CAMPAIGN_SHOW_REPORTED"))
+            printf("  trial %d %s bit %d: reported (status %d, detected %lld; regions %s)\n", t,
+                   qr ? "pdgeqrf" : "pdgemm", bit, st, (long long)rep.detected, tregs);
         if (cls >= C_FALSE) {
             fails++;
             if (g_me == 0)

@@ -297,6 +297,14 @@ static void pick(const grid_t *g, const dmat_t *A, int c, int r, int m, int n, i
             j = t % (p1 < k ? p1 : k);
             i = c == 5 ? j + 1 + (t / p1) % (m - j - 1) : j;
             if (c == 5 && i >= m) continue;
+        } else if (c == 13) { /* a vector of the last panel in use (its update: the checksums) */
+            const int ls = k - 1 < p1 ? 0 : 1 + (k - 1 - p1) / nb,
+                      pl = ls ? p1 + (ls - 1) * nb : 0;
+            if (pl + 1 >= m) break;
+            *reg = FT_REGION_REFLECTORS, *step = ls;
+            j = pl + t % (k - pl);
+            if (j + 1 >= m) continue;
+            i = j + 1 + (t / (k - pl)) % (m - j - 1);
         } else { /* the panel of step 1: inside it (7), its vectors (8) or tau (9) in use */
             if (p1 + 1 >= k || jb1 < 2) break;
             *reg = c == 7 ? FT_REGION_PANEL : FT_REGION_REFLECTORS, *step = 1;
@@ -353,8 +361,13 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
      * re-factored; 12 T of the panel of step 1 between PDLARFT and PDLARFB, a low mantissa bit
      * (PDLARFB applies the wrong T to the trailing matrix and the checksums alike, but not to the
      * panel's own columns, whose share of their block's checksums it transforms — a large change
-     * fails that block's rows; this one only T's seal, taken right after PDLARFT, finds) */
-    const int ncase = 13;
+     * fails that block's rows; this one only T's seal, taken right after PDLARFT, finds); 13 a
+     * vector of the last panel between the panel and its update (which updates the checksum
+     * columns alone), mantissa bit 8: below every checksum's threshold, the in-use comparison
+     * alone finds it; the checkpoint, taken after the update, holds the changed vector, so the
+     * panel itself is re-factored (before the checkpoint moved, its re-factorization started
+     * after the last panel, at n: nothing, and the call was reported uncorrectable) */
+    const int ncase = 14;
     for (int c = 0; c < ncase; c++) {
         const int np = g->nprow * g->npcol, nr = c == 0 ? 1 : np;
         for (int r = 0; r < nr; r++) {
@@ -380,12 +393,12 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             ft_context_t *ctx = NULL;
             ft_context_create(&ctx, FT_DEVICE_CPU);
             if (c >= 1 && me_in(g) == r) {
-                /* (cases 8, 9, 12: a low mantissa bit, a change too small for the checksums
+                /* (cases 8, 9, 12, 13: a low mantissa bit, a change too small for the checksums
                  * to see: the in-use comparison, or T's seal, alone finds it) */
                 ft_fault_t f = {.region = reg,
                                 .row = fi,
                                 .col = fj,
-                                .bit = c == 8 || c == 9 || c == 12 ? 20 : 61,
+                                .bit = c == 13 ? 8 : c == 8 || c == 9 || c == 12 ? 20 : 61,
                                 .call = -1,
                                 .step = step};
                 ft_inject_add(ctx, &f);
@@ -418,7 +431,7 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
             if (c >= 1)
                 ok = ok && rep.injected == (c == 10 || c == 11 ? 2 : 1) &&
                      (c == 4 ? rep.checksum_errors >= 1 : rep.corrected >= (c == 10 ? 2 : 1));
-            if (c == 1 || c == 8 || c == 9 || c == 11 || c == 12)
+            if (c == 1 || c == 8 || c == 9 || c == 11 || c == 12 || c == 13)
                 ok = ok && rep.recovered >= 1 && rep.refactor_col >= 0;
             static const char *names[] = {"no fault",
                                           "consumed by a panel (re-factor)",
@@ -432,7 +445,8 @@ static void qr_case(const grid_t *g, int nb, int m, int n)
                                           "in the panel's tau in use (re-factor)",
                                           "two processes: trailing and Q",
                                           "two in one row of R (re-factor)",
-                                          "in T while PDLARFB applies it (re-factor)"};
+                                          "in T while PDLARFB applies it (re-factor)",
+                                          "in the last panel's vectors in use (re-factor)"};
             snprintf(what, sizeof what,
                      "pdgeqrf %dx%d nb %d m %d n %d: %s (%ld,%ld) rank %d: st %d ratios %.2g %.2g "
                      "R diff %.1e corrected %lld",

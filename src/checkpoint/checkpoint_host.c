@@ -47,8 +47,8 @@ void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t 
  * same residues as ckp_sums_ref, bit for bit.
  */
 enum { VR = 128 };
-static uint32_t g_vw[CKP_NS][VR];   /* C(VR - r + e - 1, e) */
-static uint64_t g_vc[CKP_NS];       /* C(VR + d - 1, d) */
+static uint32_t g_vw[CKP_NS][VR];       /* C(VR - r + e - 1, e) */
+static uint64_t g_vc[VR + 1][CKP_NS];   /* C(L + d - 1, d), a run of L rows */
 static pthread_once_t g_vw_once = PTHREAD_ONCE_INIT;
 
 static uint64_t binom(uint64_t n, uint64_t k)
@@ -62,7 +62,7 @@ static void vw_init(void)
 {
     for (int e = 0; e < CKP_NS; e++) {
         for (int r = 0; r < VR; r++) g_vw[e][r] = (uint32_t)binom((uint64_t)(VR - r + e - 1), e);
-        g_vc[e] = binom((uint64_t)(VR + e - 1), e);
+        for (int L = 1; L <= VR; L++) g_vc[L][e] = binom((uint64_t)(L + e - 1), e);
     }
 }
 
@@ -88,20 +88,23 @@ FT_SIMD_CLONES static void run_dots(const double *a, int len, uint64_t lo[CKP_NS
     hi[0] = h0, hi[1] = h1, hi[2] = h2, hi[3] = h3, hi[4] = h4;
 }
 
-/* The sums of rows [r0, m) of the column a (weights of t = m - r), by runs of VR rows. */
-static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
+/* The sums of rows [r0, m) of the column a (weights of t = m - r), by runs of VR rows; *raw (if
+ * not NULL) += the plain sum mod 2^64 of the same bit patterns, from the same loads. */
+static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS], uint64_t *raw)
 {
+    uint64_t rs = 0;
     typedef unsigned __int128 u128;
     pthread_once(&g_vw_once, vw_init);
     u128 S[CKP_NS] = {0};
     /* runs of VR rows, then a last run of L >= 16 rows: its dots, S shifted by C(L + d - 1, d)
-     * (g_vc for a full run); shorter tails go through the recurrence below */
+     * (g_vc, a table: the binomials' divisions cost as much as a short run's dots); shorter
+     * tails go through the recurrence below */
     while (m - r0 >= 16) {
         const int L = m - r0 < VR ? (int)(m - r0) : VR;
-        uint64_t lo[CKP_NS], hi[CKP_NS], vc[CKP_NS];
+        uint64_t lo[CKP_NS], hi[CKP_NS];
+        const uint64_t *vc = g_vc[L];
         run_dots(a + r0, L, lo, hi);
-        for (int d = 0; d < CKP_NS; d++)
-            vc[d] = L == VR ? g_vc[d] : binom((uint64_t)(L + d - 1), (uint64_t)d);
+        rs += lo[0] + (hi[0] << 32); /* the weight-1 dot's halves: the plain sum */
         u128 n[CKP_NS];
         for (int e = 0; e < CKP_NS; e++) {
             u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
@@ -114,6 +117,7 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
     for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
         uint64_t b;
         memcpy(&b, a + r, sizeof b);
+        rs += b;
         S[0] += b;
         S[1] += S[0];
         S[2] += S[1];
@@ -121,17 +125,18 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS])
         S[4] += S[3];
     }
     for (int e = 0; e < CKP_NS; e++) o[e] = ckp_red128(S[e]);
+    if (raw) *raw += rs;
 }
 
 static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
                       uint64_t *out)
 {
-    for (int64_t c = c0; c < c1; c++) sums_col(A + c * lda, c + 1, m, out + CKP_NS * c);
+    for (int64_t c = c0; c < c1; c++) sums_col(A + c * lda, c + 1, m, out + CKP_NS * c, NULL);
 }
 
-void ckp_run_sums(const double *x, int64_t len, uint64_t out[CKP_NS])
+void ckp_run_sums(const double *x, int64_t len, uint64_t out[CKP_NS], uint64_t *raw)
 {
-    sums_col(x, 0, len, out);
+    sums_col(x, 0, len, out, raw);
 }
 
 typedef struct {

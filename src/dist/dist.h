@@ -32,6 +32,11 @@ void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const i
              double *C, const int *ic, const int *jc, const int *descC, size_t, size_t);
 void pdgeqrf_(const int *m, const int *n, double *A, const int *ia, const int *ja, const int *descA,
               double *tau, double *work, const int *lwork, int *info);
+void pdgeqr2_(const int *m, const int *n, double *A, const int *ia, const int *ja, const int *descA,
+              double *tau, double *work, const int *lwork, int *info);
+/* PBLAS's broadcast / combine topologies (one character each: PDGEQRF sets 'I-ring' rowwise) */
+void pb_topget_(const int *ictxt, const char *op, const char *scope, char *top);
+void pb_topset_(const int *ictxt, const char *op, const char *scope, const char *top);
 void pdormqr_(const char *side, const char *trans, const int *m, const int *n, const int *k,
               const double *A, const int *ia, const int *ja, const int *descA, const double *tau,
               double *C, const int *ic, const int *jc, const int *descC, double *work,
@@ -96,5 +101,8 @@ int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dis
 
 /* sum a report's counters over every process (status and events stay local) */
 void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep);
+/* the same, with nextra <= DIST_REDUCE_EXTRA more numbers summed in the same all-reduce */
+enum { DIST_REDUCE_EXTRA = 8 };
+void dist_report_reduce_with(const dist_grid_t *g, ft_report_t *rep, double *extra, int nextra);
 
 #endif

@@ -71,12 +71,19 @@ int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dis
 
 void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep)
 {
-    double v[11] = {
+    dist_report_reduce_with(g, rep, NULL, 0);
+}
+
+void dist_report_reduce_with(const dist_grid_t *g, ft_report_t *rep, double *extra, int nextra)
+{
+    double v[11 + DIST_REDUCE_EXTRA] = {
         (double)rep->injected,   (double)rep->detected,      (double)rep->located,
         (double)rep->corrected,  (double)rep->uncorrectable, (double)rep->checksum_errors,
         (double)rep->recomputed, (double)rep->unchecked,     (double)rep->recovered,
         rep->time_protect,       (double)rep->checks};
-    dist_allsum(g, v, 11, 1);
+    for (int x = 0; x < nextra; x++) v[11 + x] = extra[x];
+    dist_allsum(g, v, 11 + nextra, 1);
+    for (int x = 0; x < nextra; x++) extra[x] = v[11 + x];
     rep->checks = (int64_t)v[10];
     rep->injected = (int64_t)v[0], rep->detected = (int64_t)v[1], rep->located = (int64_t)v[2];
     rep->corrected = (int64_t)v[3], rep->uncorrectable = (int64_t)v[4];

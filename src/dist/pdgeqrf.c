@@ -32,19 +32,22 @@
  * reported (FT_ERR_UNCORRECTABLE).
  * The Householder vectors below the diagonal and tau, which the checksum blocks cannot see
  * (CK = [R11 R12; 0 A22] E holds without V), have a diskless checkpoint as ft_dgeqrf's (paper
- * 004 Sec. 6; checkpoint.h): right after each panel every process takes the CKP_NS exact sums
+ * 004 Sec. 6; checkpoint.h): after each panel's update every process takes the CKP_NS exact sums
  * in GF(p) of its own elements of each of the panel's columns below the diagonal (the weights of
- * the global row) and two copies of its tau — no communication; before the reflectors are
+ * the global row), and right after the panel two copies of its tau — no communication; before the reflectors are
  * applied again (a re-factorization) and at the end, every process sums its elements again and
  * compares — up to two changed elements of its part of a column located and restored
  * (ckp_locate, ckp_restore), more reported (one all-reduce of the verdict) — and votes tau among
  * its three copies.
  * Inside a step: a change to the panel's vectors or tau between the panel and the end of the
- * update that applies them is found by a hash of each process's part of the panel taken with the
- * checkpoint and compared after the update (inuse_check), and the columns after that panel are
- * re-factored; so is a change to T on its owner between PDLARFT and the end of PDLARFB (its
- * seal, t_check); an error inside the panel factorization is one the panel consumed (the
- * checksum blocks).
+ * update that applies them is found by a hash of each process's part of the panel taken right
+ * after the panel and compared after the update with the hash the checkpoint's pass forms
+ * (inuse_check); the columns from that panel on (a changed vector: the checkpoint holds it) or
+ * after it (a changed tau, restored from its copies) are re-factored; so are those after the
+ * panel for a change to T on its owner between PDLARFT and the end of PDLARFB (its seal,
+ * t_check); an error inside the panel factorization is one the panel consumed (the checksum
+ * blocks). The checkpoint is taken after the update, not before it: there it is off the steps'
+ * critical path (the panel's process column takes it while the next panel is factored).
  */
 #include "abft/abft.h"
 #include "backend/backend.h"
@@ -52,6 +55,7 @@
 #include "checkpoint/ckp_field.h"
 #include "core/context.h"
 #include "core/inject.h"
+#include "core/simd.h"
 #include "dist/dist.h"
 
 #include <float.h>
@@ -84,13 +88,18 @@ typedef struct {
     int lwork;
     int root;
     int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
+    /* the local rows of sub(A) are [va, vb) (the local order is the global order), in nrun runs
+     * of consecutive global rows (row blocks): run k is [run[k], run[k + 1]), run[nrun] = vb;
+     * runw[CKP_NS k ..]: the checkpoint's weights of run k (its last row's count, ckp_weights) */
+    int64_t va, vb, nrun, *run;
+    uint64_t *runw;
     int q;         /* verify after every q-th panel step (and after the last) */
     /* the panel's vectors below its diagonal as the panel left them (vk: a hash of each of this
-     * process's local columns of the panel; tau: the checkpoint's copies), compared after the
-     * update that applies them; iu: the end of the first panel whose reflectors changed in that
-     * window (the columns after it are re-factored at the next verification, the checkpoint
-     * restoring the changed elements first), or -1 */
-    uint64_t *vk;
+     * process's local columns of the panel; tau: its copies), compared after the update that
+     * applies them (vr: the hashes then, from the checkpoint's pass); iu: the first column to
+     * re-factor at the next verification because reflectors changed in that window (the
+     * panel's first column for a changed vector, its end for a changed tau or T), or -1 */
+    uint64_t *vk, *vr; /* vr: the same hashes after the update */
     int64_t iu;
     /* FT_REGION_REFLECTORS faults with col >= n, T(row, col - n) of their step's panel: taken
      * with the step's other reflector faults, applied between PDLARFT and PDLARFB */
@@ -129,52 +138,57 @@ static void ckp_weights(uint64_t t, uint64_t w[CKP_NS])
  * [c0, c1): the sums of its local elements below the diagonal (checkpoint.h's weights of the
  * global row). Each process checkpoints and verifies its own elements: a change is located
  * from the difference of its own sums, so no sum crosses the network. */
-static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out)
+static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw)
 {
+    int x = 0; /* raw[x]: the x-th local column in [c0, c1) (when raw is not NULL) */
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
-    const int64_t m = p->m;
-    const int lr = dist_numroc(d[M_], d[MB_], g->myrow, d[RSRC_], g->nprow);
     const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    uint64_t w[CKP_NS];
     for (int64_t lj = 0; lj < lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
         if (c < c0 || c >= c1) continue;
         const double *a = p->A + lj * d[LLD_];
-        uint64_t *o = out + CKP_NS * lj;
+        uint64_t *o = out + CKP_NS * lj, *h = raw ? raw + x++ : NULL;
         for (int e = 0; e < CKP_NS; e++) o[e] = 0;
+        if (h) *h = 0;
         /* runs of local rows that are consecutive global rows below the diagonal (a row block):
          * running sums top to bottom give the weights C(t' + e - 1, e) of the run's own count
          * t' = 1 at its bottom row (additions only, as the host's checkpoint), then shifted to
          * t = t' + D once a run: C(t' + D + e - 1, e) = sum_j C(t' + j - 1, j) C(D + e - j - 1,
          * e - j) (checkpoint_cuda.cu) */
-        for (int64_t li = 0; li < lr;) {
-            if (p->rowg[li] <= c) { /* -1 (outside sub(A)), or on or above the diagonal */
-                li++;
-                continue;
-            }
-            int64_t b = li + 1;
-            while (b < lr && p->rowg[b] == p->rowg[b - 1] + 1) b++;
+        for (int64_t k = 0; k < p->nrun; k++) {
+            int64_t li = p->run[k];
+            const int64_t b = p->run[k + 1];
+            if (p->rowg[b - 1] <= c) continue; /* on or above the diagonal */
+            if (p->rowg[li] <= c) li += c + 1 - p->rowg[li];
             uint64_t s[CKP_NS];
-            ckp_run_sums(a + li, b - li, s); /* by runs of 128 rows, vectorized */
-            ckp_weights((uint64_t)(m - p->rowg[b - 1] - 1), w); /* C(D + i - 1, i) */
+            const uint64_t *w = p->runw + CKP_NS * k; /* C(D + i - 1, i) */
+            ckp_run_sums(a + li, b - li, s, h); /* by runs of 128 rows, vectorized */
             for (int e = 0; e < CKP_NS; e++)
                 for (int j = 0; j <= e; j++) o[e] = ckp_add(o[e], ckp_mul(w[e - j], s[j]));
-            li = b;
         }
     }
 }
 
-/* after the panel [c0, c1): its sums and the copies of this process's tau */
-static void ckp_take(pq_t *p, int64_t c0, int64_t c1)
+/* right after the panel [c0, c1): the two copies of this process's tau */
+static void tau_keep(pq_t *p, int64_t c0, int64_t c1)
 {
-    ckp_cols(p, c0, c1, p->ck);
     const int *d = p->dA;
     const int lc = dist_numroc(d[N_], d[NB_], p->g.mycol, d[CSRC_], p->g.npcol);
     for (int64_t lj = 0; lj < lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
         if (c >= c0 && c < c1) p->tau1[lj] = p->tau2[lj] = p->tau[lj];
     }
+}
+
+/* after the update that applied the panel [c0, c1): the checkpoint of its vectors, and raw[x]
+ * the hashes (col_hash) of its x-th local column from the same loads (inuse_check). Taken here,
+ * not right after the panel, so that it is off the steps' critical path: the panel's process
+ * column does it while the next process column factors the next panel, instead of holding back
+ * the update every other process waits for. */
+static void ckp_take(pq_t *p, int64_t c0, int64_t c1, uint64_t *raw)
+{
+    ckp_cols(p, c0, c1, p->ck, raw);
     if (c1 > p->ckdone) p->ckdone = c1;
 }
 
@@ -196,6 +210,19 @@ static int panel_cols(const pq_t *p, int64_t c0, int64_t c1, int64_t *l0)
 
 static void local_rows(const pq_t *p, int64_t r0, int64_t *lo, int64_t *hi);
 
+/* the first local row of sub(A) whose row in sub(A) is >= r0, or vb: a binary search of
+ * [va, vb), where the global rows increase */
+static int64_t local_first(const pq_t *p, int64_t r0)
+{
+    int64_t a = p->va, b = p->vb;
+    while (a < b) {
+        const int64_t h = a + (b - a) / 2;
+        if (p->rowg[h] < r0) a = h + 1;
+        else b = h;
+    }
+    return a;
+}
+
 /* the sum mod 2^64 of the bit patterns of local column lj's elements below the diagonal of
  * column c (a change of one element always changes it) */
 static uint64_t col_hash(const pq_t *p, int64_t lj, int64_t c)
@@ -212,8 +239,8 @@ static uint64_t col_hash(const pq_t *p, int64_t lj, int64_t c)
     return h;
 }
 
-/* after the panel [c0, c1), with its checkpoint: its vectors as they are now (one hash a
- * local column; tau's copies are the checkpoint's) */
+/* right after the panel [c0, c1): its vectors as they are now (one hash a local column; tau's
+ * copies, tau_keep) */
 static void inuse_keep(pq_t *p, int64_t c0, int64_t c1)
 {
     int64_t l0 = 0;
@@ -223,30 +250,35 @@ static void inuse_keep(pq_t *p, int64_t c0, int64_t c1)
                                                    p->g.npcol) - (p->ja - 1));
 }
 
-/* after the update that applied the panel [c0, c1): its vectors (below the diagonal) and tau
- * against inuse_keep's hashes and the checkpoint's copies of tau. A change — the update may
- * have used it — marks the columns after the panel for re-factoring (p->iu; the verification
- * decides it over the grid, and the checkpoint restores the changed elements first) */
+/* after the update that applied the panel [c0, c1): its checkpoint taken (ckp_take), and its
+ * vectors (below the diagonal), hashed by the same pass, and tau against inuse_keep's hashes
+ * and tau's copies. A change — the update may have used it — marks columns for re-factoring
+ * (p->iu; the verification decides it over the grid): a changed tau, those after the panel (the
+ * verification restores tau from its copies first); a changed vector, the panel itself and
+ * those after it (the checkpoint, just taken, holds the changed vector: its original is in the
+ * caller's A only) */
 static void inuse_check(pq_t *p, int64_t c0, int64_t c1, int64_t step)
 {
     int64_t l0 = 0;
     const int nc = panel_cols(p, c0, c1, &l0);
-    int hit = 0;
+    ckp_take(p, c0, c1, p->vr);
+    int hit = 0, hitv = 0;
     for (int x = 0; x < nc; x++) {
         const int64_t c = dist_global(l0 + x, p->dA[NB_], p->g.mycol, p->dA[CSRC_], p->g.npcol) -
                           (p->ja - 1);
-        const int hv = col_hash(p, l0 + x, c) != p->vk[x];
+        const int hv = p->vr[x] != p->vk[x];
         const int ht = !same_bits(p->tau[l0 + x], p->tau1[l0 + x]);
         if (hv || ht)
             ft_report_event(p->rep, FT_EVENT_LOCATED, FT_REGION_REFLECTORS, ht && !hv ? c : -1, c,
                             step, 0.0, 0.0);
-        hit += hv + ht;
+        hit += hv + ht, hitv += hv;
     }
     if (hit) {
+        const int64_t from = hitv ? c0 : c1;
         p->rep->detected++;
         ft_log(p->ctx, 1, "pdgeqrf: the panel at column %lld changed while its update used it: "
-               "the columns after it to be re-factored", (long long)c0);
-        if (p->iu < 0 || c1 < p->iu) p->iu = c1;
+               "the columns from %lld on to be re-factored", (long long)c0, (long long)from);
+        if (p->iu < 0 || from < p->iu) p->iu = from;
     }
 }
 
@@ -260,7 +292,7 @@ static int ckp_verify(pq_t *p, int64_t step, int pend)
     const int64_t nc = p->ckdone, m = p->m;
     int bad = 0;
     const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    if (nc > 0) ckp_cols(p, 0, nc, p->cknow);
+    if (nc > 0) ckp_cols(p, 0, nc, p->cknow, NULL);
     for (int64_t lj = 0; lj < lc && nc > 0; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
         if (c < 0 || c >= nc) continue;
@@ -321,16 +353,7 @@ static int ckp_verify(pq_t *p, int64_t step, int pend)
  * local order is the global order). */
 static void local_rows(const pq_t *p, int64_t r0, int64_t *lo, int64_t *hi)
 {
-    const int lr = p->W.lr;
-    int64_t a = lr, b = 0;
-    for (int64_t li = 0; li < lr; li++) {
-        const int64_t l = p->rowg[li];
-        if (l >= r0 && l < p->m) {
-            if (li < a) a = li;
-            b = li + 1;
-        }
-    }
-    *lo = a, *hi = a < b ? b : a;
+    *lo = local_first(p, r0), *hi = p->vb;
 }
 
 /* Rows [r0, m) of X := [R11 R12; 0 A22] E at boundary i and of the checksum blocks CK, into hX
@@ -339,6 +362,26 @@ static void local_rows(const pq_t *p, int64_t r0, int64_t *lo, int64_t *hi)
  * of panels at or after r0 act on rows >= r0), so only what changed is read — the final
  * verification (r0 = 0) reads everything again. For a row l >= r0, a column c < r0 holds V
  * there (l > c): it is left out with its column. */
+/* the end of the run of consecutive rows that local row li (of sub(A)) is in */
+static int64_t run_end(const pq_t *p, int64_t li)
+{
+    int64_t a = 0, b = p->nrun; /* the last run starting at or before li */
+    while (b - a > 1) {
+        const int64_t h = a + (b - a) / 2;
+        if (p->run[h] <= li) a = h;
+        else b = h;
+    }
+    return p->run[a + 1];
+}
+
+/* xe += we a, xw += ww a, xv += wv a over len rows (sums compared under a threshold) */
+FT_SIMD_CLONES static void axpy3(int64_t len, const double *restrict a, double we, double ww,
+                                 double wv, double *restrict xe, double *restrict xw,
+                                 double *restrict xv)
+{
+    for (int64_t k = 0; k < len; k++) xe[k] += we * a[k], xw[k] += ww * a[k], xv[k] += wv * a[k];
+}
+
 static void trap_sums(pq_t *p, int64_t i, int64_t r0)
 {
     const dist_grid_t *g = &p->g;
@@ -355,7 +398,11 @@ static void trap_sums(pq_t *p, int64_t i, int64_t r0)
         const double *a = p->A + lj * lld;
         if (c >= n && c < n + c2) { /* a checksum column */
             double *o = bc + (c - n) * nr - r0;
-            for (int64_t li = lo; li < hi; li++) o[p->rowg[li]] = a[li];
+            for (int64_t li = lo; li < hi;) { /* by runs of consecutive rows */
+                const int64_t e = run_end(p, li);
+                memcpy(o + p->rowg[li], a + li, sizeof(double) * (size_t)(e - li));
+                li = e;
+            }
             continue;
         }
         if (c < r0 || c >= n) continue;
@@ -363,12 +410,12 @@ static void trap_sums(pq_t *p, int64_t i, int64_t r0)
         const double we = p->sig, ww = p->sig * abft_weight(c - b * p->nbc, p->Wb),
                      wv = p->sig * abft_weight_perm(c - b * p->nbc, p->Wb);
         double *xe = bx + PQ_NCS * b * nr - r0, *xw = xe + nr, *xv = xw + nr;
-        int64_t e = hi;
-        if (c < i) /* a finished column: R only (rows <= c), not V */
-            while (e > lo && p->rowg[e - 1] > c) e--;
-        for (int64_t li = lo; li < e; li++) {
-            const int64_t l = p->rowg[li];
-            xe[l] += we * a[li], xw[l] += ww * a[li], xv[l] += wv * a[li];
+        /* a finished column: R only (rows <= c), not V */
+        const int64_t e = c < i ? local_first(p, c + 1) : hi;
+        for (int64_t li = lo; li < e;) {
+            const int64_t x = run_end(p, li) < e ? run_end(p, li) : e, l = p->rowg[li];
+            axpy3(x - li, a + li, we, ww, wv, xe + l, xw + l, xv + l);
+            li = x;
         }
     }
     dist_allsum(g, bx, nr, 2 * c2);
@@ -390,8 +437,19 @@ static void encode(pq_t *p, const double *A, const int *dA)
 static int ormqr(pq_t *p, int m, int n, int k, int ia, int ja, double *C, int ic, int jc,
                  const int *dC)
 {
-    int info = 0;
+    int info = 0, q = -1;
     if (m <= 0 || n <= 0 || k <= 0) return FT_SUCCESS;
+    /* its workspace asked for here, on this rare path (a query checks the arguments over the
+     * whole grid), and the work array grown to it (every process calls this together) */
+    double w = 0.0;
+    pdormqr_("L", "T", &m, &n, &k, p->A, &ia, &ja, p->dA, p->tau, C, &ic, &jc, dC, &w, &q, &info,
+             1, 1);
+    if (info) return FT_ERR_INTERNAL;
+    if ((int)w > p->lwork) {
+        double *x = realloc(p->work, sizeof(double) * (size_t)w);
+        if (!x) return FT_ERR_ALLOC;
+        p->work = x, p->lwork = (int)w;
+    }
     pdormqr_("L", "T", &m, &n, &k, p->A, &ia, &ja, p->dA, p->tau, C, &ic, &jc, dC, p->work,
              &p->lwork, &info, 1, 1);
     return info ? FT_ERR_INTERNAL : FT_SUCCESS;
@@ -585,6 +643,37 @@ static int panel_planned(const pq_t *p, int64_t call, int64_t step)
  * columns and kept as the first hC. This replaces a PDLACPY, a pass for the norms, a PDGEMM for
  * CK and a gather of it (0.07 s of 1.3 at 4096 on 2 x 2: bench/NOTES.md). Returns FT_SUCCESS,
  * or FT_ERR_UNCHECKED when the thresholds are not finite (W and CK are set up either way). */
+/* one run of len rows of a column of sub(A): copied into w, its contributions to the three
+ * sums at the run's rows, *s1 += its 1-norm and *mx := the maximum of *mx and its largest
+ * magnitude (NaN when an element is NaN) */
+FT_SIMD_CLONES static void setup_run(int64_t len, const double *restrict a, double *restrict w,
+                                     double ww, double wv, double *restrict xe,
+                                     double *restrict xw, double *restrict xv, double *s1,
+                                     double *mx)
+{
+    double s[8] = {0.0}, mm[8] = {0.0}, ss = 0.0, mt = 0.0;
+    int64_t k = 0;
+    for (; k + 8 <= len; k += 8) /* eight lanes of the norm and the maximum: vectorized */
+        for (int u = 0; u < 8; u++) {
+            const double v = a[k + u], av = fabs(v);
+            w[k + u] = v;
+            s[u] += av;
+            mm[u] = av > mm[u] ? av : mm[u];
+            xe[k + u] += v, xw[k + u] += ww * v, xv[k + u] += wv * v;
+        }
+    for (; k < len; k++) {
+        const double v = a[k], av = fabs(v);
+        w[k] = v;
+        ss += av;
+        mt = av > mt ? av : mt;
+        xe[k] += v, xw[k] += ww * v, xv[k] += wv * v;
+    }
+    for (int u = 0; u < 8; u++) ss += s[u], mt = mm[u] > mt ? mm[u] : mt;
+    if (ss != ss) mt = ss; /* a NaN (a sum of magnitudes is NaN only from a NaN element) */
+    *s1 += ss;
+    if (mt > *mx || mt != mt) *mx = mt;
+}
+
 static int setup_pass(pq_t *p, const double *A, int64_t lda)
 {
     const dist_grid_t *g = &p->g;
@@ -604,23 +693,24 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
             continue;
         }
         const double *a = A + lj * lda;
-        memcpy(w, a, sizeof(double) * (size_t)lr);
-        if (c < 0) continue;
+        if (c < 0) {
+            memcpy(w, a, sizeof(double) * (size_t)lr);
+            continue;
+        }
+        /* the rows outside sub(A) copied; those of sub(A) copied and summed in one pass */
+        memcpy(w, a, sizeof(double) * (size_t)lo);
+        memcpy(w + hi, a + hi, sizeof(double) * (size_t)(lr - hi));
         const int64_t b = c / p->nbc;
         const double ww = abft_weight(c - b * p->nbc, p->Wb),
                      wv = abft_weight_perm(c - b * p->nbc, p->Wb);
         double *xe = X + PQ_NCS * b * m, *xw = xe + m, *xv = xw + m, s1 = 0.0, mx = 0.0;
-        for (int64_t li = lo; li < hi; li++) {
-            const int64_t l = p->rowg[li];
-            const double v = a[li], av = fabs(v);
-            if (l < 0) continue;
-            s1 += av;
-            if (av > mx || av != av) mx = av;
-            xe[l] += v, xw[l] += ww * v, xv[l] += wv * v;
+        for (int64_t k = 0; k < p->nrun; k++) {
+            const int64_t li = p->run[k], l = p->rowg[li];
+            setup_run(p->run[k + 1] - li, a + li, w + li, ww, wv, xe + l, xw + l, xv + l, &s1,
+                      &mx);
         }
         nr[c] = s1, nr[n + c] = mx;
     }
-    dist_allsum(g, nr, n, 1);
     nr[2 * n] = p->ctx->nfaults > 0; /* (with the maxima: no message of its own) */
     Cdgamx2d(g->ctxt, "All", " ", (int)n + 1, 1, nr + n, (int)n + 1, NULL, NULL, -1, -1, -1);
     p->anyf = nr[2 * n] > 0.0;
@@ -630,6 +720,13 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
     p->sig = 1.0;
     if (isfinite(amax) && amax * (double)n > 0x1p1000)
         p->sig = ldexp(1.0, 1000 - (int)ceil(log2(amax * (double)n)));
+    if (p->sig == 1.0) { /* the sums taken above are CK's (we = sigma = 1): one all-reduce */
+        memcpy(X + m * c2, nr, sizeof(double) * (size_t)n); /* with the 1-norms after them */
+        dist_allsum(g, X, m * c2 + n, 1);
+        memcpy(nr, X + m * c2, sizeof(double) * (size_t)n);
+    } else {
+        dist_allsum(g, nr, n, 1);
+    }
     int ok = isfinite(amax);
     for (int64_t b = 0; b < p->ncb; b++) {
         const int64_t j0 = b * p->nbc, j1 = j0 + p->nbc < n ? j0 + p->nbc : n;
@@ -644,11 +741,7 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
         if (!isfinite(sa)) ok = 0;
     }
     free(nr);
-    if (p->sig == 1.0) { /* the sums taken above are CK's (we = sigma = 1) */
-        dist_allsum(g, X, m, c2);
-    } else {
-        trap_sums(p, 0, 0); /* X with the scaled weights, from W */
-    }
+    if (p->sig != 1.0) trap_sums(p, 0, 0); /* X with the scaled weights, from W */
     /* CK := X: this process's elements of W's checksum columns, and the first hC */
     for (int64_t lj = 0; lj < p->W.lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
@@ -782,6 +875,28 @@ static int refactor_from(pq_t *p, int64_t ps, int64_t step)
     return ormqr(p, p->m, nc + c2, k, p->ia, p->ja, p->A, p->ia, jc, p->dA);
 }
 
+/* va, vb, the runs and their checkpoint weights, from rowg (lr local rows) */
+static int make_runs(pq_t *p, int64_t lr)
+{
+    int64_t a = 0, b;
+    while (a < lr && p->rowg[a] < 0) a++;
+    b = a;
+    while (b < lr && p->rowg[b] >= 0) b++;
+    p->va = a, p->vb = b;
+    int64_t nr = 0;
+    for (int64_t li = a; li < b; li++) nr += li == a || p->rowg[li] != p->rowg[li - 1] + 1;
+    p->run = malloc(sizeof(int64_t) * (size_t)(nr + 1));
+    p->runw = malloc(sizeof(uint64_t) * (size_t)(CKP_NS * (nr > 0 ? nr : 1)));
+    if (!p->run || !p->runw) return FT_ERR_ALLOC;
+    p->nrun = 0;
+    for (int64_t li = a; li < b; li++)
+        if (li == a || p->rowg[li] != p->rowg[li - 1] + 1) p->run[p->nrun++] = li;
+    p->run[p->nrun] = b;
+    for (int64_t k = 0; k < p->nrun; k++) /* C(D + i - 1, i) of the run's last row */
+        ckp_weights((uint64_t)(p->m - p->rowg[p->run[k + 1] - 1] - 1), p->runw + CKP_NS * k);
+    return FT_SUCCESS;
+}
+
 static int run(pq_t *p)
 {
     const dist_grid_t *g = &p->g;
@@ -832,8 +947,10 @@ static int run(pq_t *p)
             const int64_t l = dist_global(li, d[MB_], g->myrow, d[RSRC_], g->nprow) - (p->ia - 1);
             p->rowg[li] = l >= 0 && l < m ? l : -1;
         }
+        if ((st = make_runs(p, lr))) return st;
     }
-    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2 + PQ_NCS * m) +
+    /* hX: X, then n spare numbers (the setup's all-reduce carries the 1-norms there), hC, hR */
+    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2 + n + PQ_NCS * m) +
                    sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb) + (size_t)(m * p->ncb));
     p->hB = malloc(sizeof(double) * (size_t)(2 * m * c2));
     p->thr = malloc(sizeof(double) * (size_t)p->ncb);
@@ -845,12 +962,13 @@ static int run(pq_t *p)
         p->tau1 = malloc(sizeof(double) * (size_t)(2 * l1));
         if (!p->ck || !p->tau1) return FT_ERR_ALLOC;
         p->cknow = p->ck + CKP_NS * l1, p->tau2 = p->tau1 + l1;
-        p->vk = malloc(sizeof(uint64_t) * (size_t)d[NB_]);
+        p->vk = malloc(sizeof(uint64_t) * (size_t)(2 * d[NB_]));
         if (!p->vk) return FT_ERR_ALLOC;
+        p->vr = p->vk + d[NB_];
         p->iu = -1;
         p->ckdone = 0;
     }
-    p->hC = p->hX + m * c2, p->hR = p->hC + m * c2;
+    p->hC = p->hX + m * c2 + n, p->hR = p->hC + m * c2;
     int64_t *loc = (int64_t *)(p->hR + PQ_NCS * m), *afit = loc + m * p->ncb;
     unsigned char *fixed = (unsigned char *)(afit + p->ncb); /* rows corrected in place */
     const int checkable = (st = setup_pass(p, p->A0.a, p->A0.desc[LLD_])) == FT_SUCCESS;
@@ -891,20 +1009,23 @@ static int run(pq_t *p)
             /* (a panel of one column: the fault before its factorization, as ft_dgeqrf's) */
             if (v > 0.0 && !half) inject_step(p, call, step, FT_REGION_PANEL, j, jb);
         }
+        /* the panel by PDGEQR2, as PDGEQRF factors its panels: PDGEQRF itself would check its
+         * arguments over the whole grid (PCHK1MAT: a broadcast and an all-reduce) every panel,
+         * a synchronization of every process the engine's own loop does not have */
         if (half) {
             const int h2 = jbi - half, jah = jaj + half, mh = mi - half, iah = iaj + half;
-            pdgeqrf_(&mi, &half, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
+            pdgeqr2_(&mi, &half, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
             if (info || ormqr(p, mi, h2, half, iaj, jaj, p->A, iaj, jah, d)) return FT_ERR_INTERNAL;
             inject_step(p, call, step, FT_REGION_PANEL, j, jb);
-            pdgeqrf_(&mh, &h2, p->A, &iah, &jah, d, p->tau, p->work, &p->lwork, &info);
+            pdgeqr2_(&mh, &h2, p->A, &iah, &jah, d, p->tau, p->work, &p->lwork, &info);
         } else {
-            pdgeqrf_(&mi, &jbi, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
+            pdgeqr2_(&mi, &jbi, p->A, &iaj, &jaj, d, p->tau, p->work, &p->lwork, &info);
         }
         if (info) return FT_ERR_INTERNAL;
         {
             const double tc = ft_wtime();
             p->pf[PF_PANEL] += tc - tpn;
-            ckp_take(p, j, j + jb);
+            tau_keep(p, j, j + jb);
             inuse_keep(p, j, j + jb);
             tp += ft_wtime() - tc;
             p->pf[PF_CKP] += ft_wtime() - tc;
@@ -1224,21 +1345,29 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     p.Wb = abft_wden(p.nbc < n ? p.nbc : n);
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
     p.q = ctx->policy.verify_every > 0 ? ctx->policy.verify_every : 0;
-    /* the work of PDGEQRF / PDORMQR on a panel: the larger of their queries for the whole matrix */
-    {
-        int q = -1, i2 = 0;
-        double w1 = 0.0, w2 = 0.0;
-        pdgeqrf_(&m, &n, A, &ia, &ja, descA, tau, &w1, &q, &i2);
-        pdormqr_("L", "T", &m, &n, &k, A, &ia, &ja, descA, tau, A, &ia, &ja, descA, &w2, &q, &i2, 1,
-                 1);
-        /* (+ T, and PDLARFB's work on the 3B checksum columns beside the trailing matrix) */
-        p.lwork = (int)(w1 > w2 ? w1 : w2) + 2 * descA[NB_] * descA[NB_] +
-                  descA[NB_] * (int)(PQ_NCS * p.ncb) + 64;
-        p.work = malloc(sizeof(double) * (size_t)p.lwork);
-    }
+    /* the work of the loop: PDGEQRF's minimum (T and PDLARFB's work; PDGEQR2's is less), computed
+     * here rather than asked for (a query checks the arguments over the whole grid: two more
+     * collectives a call), + T again, and PDLARFB's work on the 3B checksum columns beside the
+     * trailing matrix (their local count rounded up by a block); a re-factorization's PDORMQR
+     * asks for its own (ormqr) */
+    p.lwork = lwmin + 2 * descA[NB_] * descA[NB_] + descA[NB_] * (int)(PQ_NCS * p.ncb) + 64;
+    p.work = malloc(sizeof(double) * (size_t)p.lwork);
     const ft_backend_t *hb = ft_backend_host();
     const int mark = ft_arena_mark(&ctx->work[ft_backend_index(hb)]);
-    st = p.work ? run(&p) : FT_ERR_ALLOC;
+    if (p.work) {
+        /* the broadcast topologies PDGEQRF's loop uses (rowwise 'I-ring': the panel's reflectors
+         * go round the process row as PDLARFB needs them), restored after */
+        char rtop = ' ', ctop = ' ';
+        pb_topget_(&p.g.ctxt, "B", "R", &rtop);
+        pb_topget_(&p.g.ctxt, "B", "C", &ctop);
+        pb_topset_(&p.g.ctxt, "B", "R", "I");
+        pb_topset_(&p.g.ctxt, "B", "C", " ");
+        st = run(&p);
+        pb_topset_(&p.g.ctxt, "B", "R", &rtop);
+        pb_topset_(&p.g.ctxt, "B", "C", &ctop);
+    } else {
+        st = FT_ERR_ALLOC;
+    }
     const double to = ft_wtime();
     if (p.W.a && p.A0.a) /* the result from W into the caller's A (the same layout: local) */
         pdlacpy_("A", &p.m, &p.n, p.W.a, &p.ia, &p.ja, p.W.desc, p.A0.a, &p.ia, &p.ja, p.A0.desc,
@@ -1256,19 +1385,18 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     }
     ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* W */
     free(p.E.a), free(p.hX), free(p.hB), free(p.thr), free(p.work);
-    free(p.rowg), free(p.ck), free(p.tau1), free(p.vk);
-    double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
-    dist_allsum(&p.g, &v, 1, 1);
-    if (v > 0.0 && st == 0) st = FT_ERR_INTERNAL;
-    { /* what only the root recorded, on every process */
-        double rc[3] = {root ? (double)rep->recovery : 0.0,
-                        root ? (double)(rep->refactor_col + 1) : 0.0,
-                        root ? rep->refactor_flops : 0.0};
-        dist_allsum(&p.g, rc, 3, 1);
-        rep->recovery = (int)rc[0], rep->refactor_col = (int64_t)rc[1] - 1;
-        rep->refactor_flops = rc[2];
+    free(p.rowg), free(p.run), free(p.runw), free(p.ck), free(p.tau1), free(p.vk);
+    { /* one all-reduce: an internal error anywhere, what only the root recorded, and the
+       * report's counters, on every process */
+        double x[4] = {st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0,
+                       root ? (double)rep->recovery : 0.0,
+                       root ? (double)(rep->refactor_col + 1) : 0.0,
+                       root ? rep->refactor_flops : 0.0};
+        dist_report_reduce_with(&p.g, rep, x, 4);
+        if (x[0] > 0.0 && st == 0) st = FT_ERR_INTERNAL;
+        rep->recovery = (int)x[1], rep->refactor_col = (int64_t)x[2] - 1;
+        rep->refactor_flops = x[3];
     }
-    dist_report_reduce(&p.g, rep);
     rep->time_total = ft_wtime() - t0;
     if (ctx->policy.verbose >= 1 && root)
         ft_log(ctx, 1,
