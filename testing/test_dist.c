@@ -143,6 +143,49 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
                      (long long)rep.corrected, err / (nrm > 0 ? nrm : 1));
             result(g, ok, what);
         }
+    /* an operand changed after the encoding (FT_REGION_A / _B: on its owner, before PDGEMM
+     * reads it; undone when the call returns), an exponent bit and a low mantissa bit (bit 8:
+     * below every row check's threshold, the operand digests alone see it): reported, never
+     * silent, and the caller's operand as it was */
+    for (int x = 0; x < 2; x++)
+        for (int r = 0; r < g->nprow * g->npcol; r++)
+            for (int b = 0; b < 2; b++) {
+                const dmat_t *X = x ? &B : &A;
+                const char t = x ? tb : ta;
+                const int xr = x ? (t == 'N' ? k : n) : (t == 'N' ? m : k);
+                const int xc = x ? (t == 'N' ? n : k) : (t == 'N' ? k : m);
+                long fi, fj;
+                c_owned(g, X, r, xr, xc, i1, j1, &fi, &fj);
+                if (fi < 0) continue;
+                const size_t xb = sizeof(double) * (size_t)X->desc[8] * (size_t)(X->lc > 1 ? X->lc : 1);
+                double *keep = malloc(xb);
+                memcpy(keep, X->a, xb);
+                memcpy(C.a, C0.a, bytes);
+                ft_context_t *ctx = NULL;
+                ft_context_create(&ctx, FT_DEVICE_CPU);
+                if (me_in(g) == r) {
+                    ft_fault_t f = {.region = x ? FT_REGION_B : FT_REGION_A,
+                                    .row = fi,
+                                    .col = fj,
+                                    .bit = b ? 8 : 61,
+                                    .call = -1,
+                                    .step = -1};
+                    ft_inject_add(ctx, &f);
+                }
+                st = ft_pdgemm_ex(ctx, ta, tb, m, n, k, alpha, A.a, i1, j1, A.desc, B.a, i1, j1,
+                                  B.desc, beta, C.a, i1, j1, C.desc, &rep);
+                ft_context_destroy(ctx);
+                const int same = !memcmp(keep, X->a, xb);
+                free(keep);
+                ok = st == FT_ERR_UNCORRECTABLE && rep.injected == 1 && rep.uncorrectable >= 1 &&
+                     same;
+                snprintf(what, sizeof what,
+                         "pdgemm %dx%d nb %d %c%c: bit %d of %c(%ld,%ld) on rank %d during the "
+                         "call: reported (st %d, uncorrectable %lld, operand kept %d)",
+                         g->nprow, g->npcol, nb, ta, tb, b ? 8 : 61, x ? 'B' : 'A', fi, fj, r, st,
+                         (long long)rep.uncorrectable, same);
+                result(g, ok, what);
+            }
     /* two faults in one row of C, a large and a small one (on the processes owning them), with
      * the input C kept (policy.backup_c = 1): the row computed again — located from its two
      * checks, the small one would be absorbed by the large one's rebuild (docs/dist.md) */

@@ -31,6 +31,17 @@
  * locates a failing column (row) consistently is rebuilt, and the rest seen again. Four rounds
  * of that at most; every row and column check must then pass, otherwise FT_ERR_UNCORRECTABLE
  * (an error in the operands recurs; a pattern that does not peel is reported, not guessed).
+ *
+ * The operands (policy.operand_check, on by default, as ft_dgemm's): a change to A or B after
+ * the encoding read them makes C inconsistent with checksums of the values the caller passed —
+ * a whole row (A) or column (B) of C, and for a low mantissa bit below every threshold. Each
+ * process digests its local columns of sub(A) and sub(B) (the sum mod 2^64 of the bit patterns:
+ * one changed element always changes it; ft_dgemm's digest is this sum, mixed) with the
+ * encoding and again after the last product; a change anywhere is reported
+ * (FT_ERR_UNCORRECTABLE, an FT_EVENT_UNCORRECTABLE event with region A or B and the first
+ * changed column on its process, the verdict shared by the call's last all-reduce). Nothing is
+ * repaired: C was computed from the changed values, and the caller's input is no longer what it
+ * passed.
  */
 #include "abft/abft.h"
 #include "core/context.h"
@@ -74,6 +85,17 @@ typedef struct {
     int root;    /* this process counts the replicated decisions */
     double *C0;  /* policy.backup_c = 1, beta != 0: this process's local array of C before the
                   * product, for the rows recomputed on the rare path */
+    /* the operands' digests (policy.operand_check): op[0] A, op[1] B, this process's local
+     * rectangle of the stored sub(X) and one digest a local column of it, taken with the
+     * encoding (dig) */
+    struct {
+        int64_t r0, r1, c0, c1;
+        uint64_t *dig;
+    } op[2];
+    int digested;
+    /* FT_REGION_A / _B faults applied on this process, undone when the call returns */
+    double *fp[FT_MAX_FAULTS], fbefore[FT_MAX_FAULTS];
+    int nfp;
 } pg_t;
 
 static int notrans(char t) { return t == 'N' || t == 'n'; }
@@ -110,6 +132,13 @@ static int64_t *index_map(const dist_grid_t *g, const int *d, int cols, int64_t 
     return map;
 }
 
+static inline uint64_t bits_of(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
 /* The sums of X = sub(C) (rows x ext) or op(X) = X^T (trans; X stored ext x rows) against the
  * tiles of T along ext, in one pass over the local array: out (rows x 4nt, replicated after one
  * all-reduce) = [X E | block sums of |sig X|], X E the plain, weighted and permuted-weight
@@ -117,9 +146,10 @@ static int64_t *index_map(const dist_grid_t *g, const int *d, int cols, int64_t 
  * only): the same sums of X^T along tiles of T rows, ext x 4 ceil(rows / T), from this
  * process's elements and NOT
  * reduced — C0's column checks, which only the rare path reduces. This replaces a PDGEMM with
- * E, a gather of its result and a pass for the absolute sums (bench/NOTES.md). */
+ * E, a gather of its result and a pass for the absolute sums (bench/NOTES.md). With dig (not
+ * with xt): the operand digest of each local column of sub(X) from the same loads (op_setup). */
 static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *d, int trans,
-                     int64_t rows, int64_t ext, double *out, double *xt)
+                     int64_t rows, int64_t ext, double *out, double *xt, uint64_t *dig)
 {
     const dist_grid_t *g = &p->g;
     const int64_t T = p->T, nt = (ext + T - 1) / T, ld = d[LLD_];
@@ -155,12 +185,15 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
             double *xe = out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows,
                    *xa = oa + J * rows;
             if (!xt) {
+                uint64_t h = 0;
                 for (int64_t li = 0; li < lr; li++) {
                     const int64_t r = rm[li];
                     if (r < 0) continue;
                     const double v = x[li];
                     xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += fabs(se * v);
+                    h += bits_of(v);
                 }
+                if (dig) *dig++ = h; /* (the local columns inside sub(X): consecutive) */
             } else { /* and column c's sums over each tile of rows, in registers along a run
                       * of local rows in one tile */
                 double *te = xt + c, *ta = xt + c + NCK * ntt * ext;
@@ -184,6 +217,7 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
                         te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
             }
         } else { /* row c of op(X): its elements are this column's, one tile per row of X */
+            uint64_t h = 0;
             for (int64_t li = 0; li < lr; li++) {
                 const int64_t r = rm[li];
                 if (r < 0) continue;
@@ -193,7 +227,9 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
                 out[c + (NCK * J + 1) * rows] += abft_weight(r - J * T, p->W) * v;
                 out[c + (NCK * J + 2) * rows] += abft_weight_perm(r - J * T, p->W) * v;
                 oa[c + J * rows] += fabs(v);
+                h += bits_of(x[li]);
             }
+            if (dig) *dig++ = h;
         }
     }
     free(rm), free(cm), free(rw), free(ri);
@@ -207,7 +243,7 @@ static int c_sums(pg_t *p, side_t *s, double *xt)
 {
     const int col = s == &p->c;
     const int64_t m = s->m, nt = s->nt;
-    FT_CHECK(tile_sums(p, p->C, p->ic - 1, p->jc - 1, p->dC, col, m, s->ext, p->buf, xt));
+    FT_CHECK(tile_sums(p, p->C, p->ic - 1, p->jc - 1, p->dC, col, m, s->ext, p->buf, xt, NULL));
     memcpy(s->CS, p->buf, sizeof(double) * (size_t)(m * NCK * nt));
     memcpy(s->s, p->buf + m * NCK * nt, sizeof(double) * (size_t)(m * nt));
     return FT_SUCCESS;
@@ -218,7 +254,7 @@ static int c_sums(pg_t *p, side_t *s, double *xt)
  * DGEMM), then one all-reduce of [P | an]. The row side: X = A (op = transa); the column side:
  * X = B with op(X) = op(B)^T. */
 static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, int jx, int tr,
-                   const double *Y)
+                   const double *Y, uint64_t *dig)
 {
     const dist_grid_t *g = &p->g;
     const int64_t m = s->m, k = p->k, c2 = NCK * s->nt, ld = d[LLD_];
@@ -254,19 +290,22 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     }
     for (int64_t x = 0; x < c2 && nk > 0; x++) /* (no local product without k-indices) */
         for (int64_t l = 0; l < nmi; l++) out[mm[l] + x * m] += loc[l + x * nmi];
-    /* |sig op(X)| row sums: over the local rows of X (rows of op(X) unless transposed) */
+    /* |sig op(X)| row sums: over the local rows of X (rows of op(X) unless transposed); with
+     * dig, the operand digest of each local column from the same loads (op_setup) */
     for (int64_t lj = 0; lj < lc; lj++) {
         const double *a = X + lj * ld;
         if (cm[lj] < 0) continue;
+        uint64_t h = 0;
         if (!tr) {
             for (int64_t li = 0; li < lr; li++)
-                if (rm[li] >= 0) an[rm[li]] += fabs(p->sig * a[li]);
+                if (rm[li] >= 0) an[rm[li]] += fabs(p->sig * a[li]), h += bits_of(a[li]);
         } else {
             double sum = 0.0;
             for (int64_t li = 0; li < lr; li++)
-                if (rm[li] >= 0) sum += fabs(p->sig * a[li]);
+                if (rm[li] >= 0) sum += fabs(p->sig * a[li]), h += bits_of(a[li]);
             an[cm[lj]] += sum;
         }
+        if (dig) *dig++ = h; /* (the local columns inside sub(X): consecutive) */
     }
     free(rm), free(cm), free(ysub);
     dist_allsum(g, out, m, c2 + 1);
@@ -362,6 +401,120 @@ static int inject_c(pg_t *p, int64_t call)
 }
 
 
+/* the stored sub(A) (x = 0) or sub(B) (x = 1): its global offset and extent */
+static void op_shape(const pg_t *p, int x, int64_t *i0, int64_t *j0, int64_t *rows, int64_t *cols)
+{
+    const int nt = notrans(x ? p->tb : p->ta);
+    const int64_t r = x ? (nt ? p->k : p->n) : (nt ? p->m : p->k);
+    const int64_t c = x ? (nt ? p->n : p->k) : (nt ? p->k : p->m);
+    *i0 = (x ? p->ib : p->ia) - 1, *j0 = (x ? p->jb : p->ja) - 1, *rows = r, *cols = c;
+}
+
+/* the sums mod 2^64 of the bit patterns of this process's local columns of the stored operand
+ * x (its local rectangle op[x]) */
+static void op_digest(const pg_t *p, int x, uint64_t *out)
+{
+    const double *X = x ? p->B : p->A;
+    const int64_t ld = (x ? p->dB : p->dA)[LLD_];
+    for (int64_t lj = p->op[x].c0; lj < p->op[x].c1; lj++) {
+        uint64_t h = 0;
+        for (int64_t li = p->op[x].r0; li < p->op[x].r1; li++) {
+            uint64_t b;
+            memcpy(&b, X + li + lj * ld, sizeof b);
+            h += b;
+        }
+        out[lj - p->op[x].c0] = h;
+    }
+}
+
+/* before the encoding: each operand's local rectangle (the local rows and columns inside the
+ * submatrix are contiguous: the local order is the global one) and room for its digests, which
+ * the encoding's passes over A (predict) and B (tile_sums) take from their own loads */
+static int op_setup(pg_t *p)
+{
+    for (int x = 0; x < 2; x++) {
+        int64_t i0, j0, rows, cols;
+        int lr, lc;
+        op_shape(p, x, &i0, &j0, &rows, &cols);
+        const int *d = x ? p->dB : p->dA;
+        int64_t *rm = index_map(&p->g, d, 0, i0, rows, &lr), *cm = index_map(&p->g, d, 1, j0, cols, &lc);
+        if (!rm || !cm) {
+            free(rm), free(cm);
+            return FT_ERR_ALLOC;
+        }
+        int64_t r0 = 0, r1, c0 = 0, c1;
+        while (r0 < lr && rm[r0] < 0) r0++;
+        for (r1 = r0; r1 < lr && rm[r1] >= 0;) r1++;
+        while (c0 < lc && cm[c0] < 0) c0++;
+        for (c1 = c0; c1 < lc && cm[c1] >= 0;) c1++;
+        free(rm), free(cm);
+        p->op[x].r0 = r0, p->op[x].r1 = r1, p->op[x].c0 = c0, p->op[x].c1 = c1;
+        p->op[x].dig = calloc((size_t)(c1 > c0 ? c1 - c0 : 1), sizeof(uint64_t));
+        if (!p->op[x].dig) return FT_ERR_ALLOC;
+    }
+    return FT_SUCCESS;
+}
+
+/* after the last product: 1 when an operand's local part changed on this process (reported
+ * with its first changed column), else 0 */
+static int op_changed(pg_t *p)
+{
+    int changed = 0;
+    for (int x = 0; x < 2; x++) {
+        const int64_t nc = p->op[x].c1 - p->op[x].c0;
+        uint64_t *now = malloc(sizeof(uint64_t) * (size_t)(nc > 0 ? nc : 1));
+        if (!now) return 1; /* unverifiable: reported, never passed */
+        op_digest(p, x, now);
+        for (int64_t c = 0; c < nc; c++) {
+            if (now[c] == p->op[x].dig[c]) continue;
+            const int *d = x ? p->dB : p->dA;
+            const int64_t gc = dist_global(p->op[x].c0 + c, d[NB_], p->g.mycol, d[CSRC_],
+                                           p->g.npcol) - ((x ? p->jb : p->ja) - 1);
+            p->rep->detected++, p->rep->uncorrectable++;
+            ft_report_event(p->rep, FT_EVENT_UNCORRECTABLE, x ? FT_REGION_B : FT_REGION_A, -1,
+                            gc, -1, 0.0, 0.0);
+            ft_log(p->ctx, 1, "pdgemm: operand %c changed during the call (column %lld of its "
+                   "stored submatrix): C cannot be trusted", x ? 'B' : 'A', (long long)gc);
+            changed = 1;
+            break;
+        }
+        free(now);
+    }
+    return changed;
+}
+
+/* FT_REGION_A / _B faults of this call on the element of the stored operand they name (a
+ * random one for a negative index), on its owner, after the encoding; undone by op_restore */
+static void inject_ops(pg_t *p, int64_t call)
+{
+    static const ft_region_t regs[2] = {FT_REGION_A, FT_REGION_B};
+    for (int x = 0; x < 2; x++) {
+        ft_fault_t f[FT_MAX_FAULTS];
+        const int nf = ft_inject_take(p->ctx, call, regs[x], -1, f, FT_MAX_FAULTS);
+        int64_t i0, j0, rows, cols;
+        op_shape(p, x, &i0, &j0, &rows, &cols);
+        for (int q = 0; q < nf && p->nfp < FT_MAX_FAULTS; q++) {
+            int64_t r = f[q].row, c = f[q].col;
+            if (r < 0) r = (int64_t)(ft_rng_next(&p->ctx->rng) % (uint64_t)rows);
+            if (c < 0) c = (int64_t)(ft_rng_next(&p->ctx->rng) % (uint64_t)cols);
+            if (r >= rows || c >= cols) continue;
+            /* (the caller's array, restored when the call returns) */
+            double *e = dist_elem(&p->g, (double *)(x ? p->B : p->A), x ? p->dB : p->dA, i0 + r,
+                                  j0 + c);
+            if (!e) {
+                ft_log(p->ctx, 1, "pdgemm: fault at %c(%lld, %lld) not applied: not on this "
+                       "process", x ? 'B' : 'A', (long long)r, (long long)c);
+                continue;
+            }
+            p->fp[p->nfp] = e, p->fbefore[p->nfp++] = *e;
+            *e = f[q].bit >= 0 ? ft_flip_bit(*e, f[q].bit) : *e + f[q].value;
+            p->rep->injected++;
+            ft_report_event(p->rep, FT_EVENT_INJECTED, regs[x], r, c, -1, p->fbefore[p->nfp - 1],
+                            *e);
+        }
+    }
+}
+
 static int check_args(const dist_grid_t *g, char ta, char tb, int m, int n, int k, int ia, int ja,
                       const int *dA, int ib, int jb, const int *dB, int ic, int jc, const int *dC)
 {
@@ -391,10 +544,11 @@ static int columns_ready(pg_t *p)
     }
     double *yz = malloc(sizeof(double) * (size_t)(k * (NCK + 1) * mt));
     if (!yz) return FT_ERR_ALLOC;
-    int st = tile_sums(p, p->A, p->ia - 1, p->ja - 1, p->dA, notrans(p->ta), k, p->m, yz, NULL);
+    int st = tile_sums(p, p->A, p->ia - 1, p->ja - 1, p->dA, notrans(p->ta), k, p->m, yz, NULL,
+                       NULL);
     if (!st) {
         zmax_of(s, yz + k * NCK * mt, k);
-        st = predict(p, s, p->B, p->dB, p->ib, p->jb, notrans(p->tb), yz);
+        st = predict(p, s, p->B, p->dB, p->ib, p->jb, notrans(p->tb), yz, NULL);
     }
     free(yz);
     return st;
@@ -643,13 +797,19 @@ static int run(pg_t *p)
     /* the encoding: Y = op(B) E and the block sums of |op(B)|, then P = op(A) Y and the row
      * sums of |op(A)|, then C's sums before the product — each one pass over a local array and
      * one all-reduce */
-    int st = tile_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, !notrans(p->tb), k, n, yz, NULL);
+    const int dg = p->ctx->policy.operand_check >= 0;
+    int st = dg ? op_setup(p) : FT_SUCCESS;
+    if (!st)
+        st = tile_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, !notrans(p->tb), k, n, yz, NULL,
+                       dg ? p->op[1].dig : NULL);
     if (!st) {
         zmax_of(&p->r, yz + k * NCK * nt, k);
-        st = predict(p, &p->r, p->A, p->dA, p->ia, p->ja, !notrans(p->ta), yz);
+        st = predict(p, &p->r, p->A, p->dA, p->ia, p->ja, !notrans(p->ta), yz,
+                     dg ? p->op[0].dig : NULL);
     }
     free(yz);
     if (st) return st;
+    p->digested = dg;
     if (p->beta != 0.0) {
         FT_CHECK(c_sums(p, &p->r, p->c0t));
         memcpy(p->r.C0, p->r.CS, sizeof(double) * (size_t)(m * NCK * nt));
@@ -663,6 +823,7 @@ static int run(pg_t *p)
         memcpy(p->C0, p->C, sizeof(double) * nl);
     }
     double tp = ft_wtime() - t0;
+    if (p->ctx->nfaults) inject_ops(p, call);
 
     /* the product */
     pdgemm_(&p->ta, &p->tb, &m, &n, &k, &p->alpha, p->A, &p->ia, &p->ja, p->dA, p->B, &p->ib,
@@ -826,12 +987,22 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     p.sig = 1.0 / p.rsig;
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
     st = run(&p);
+    /* the operands against their digests, after the last product (every path's) */
+    double x[2] = {0.0, 0.0};
+    if (p.digested) {
+        const double td = ft_wtime();
+        x[1] = op_changed(&p);
+        rep->time_protect += ft_wtime() - td;
+    }
+    for (int q = p.nfp - 1; q >= 0; q--) *p.fp[q] = p.fbefore[q]; /* injected operand faults */
     free(p.r.mem), free(p.c.mem), free(p.buf), free(p.c0t), free(p.C0);
-    /* a failure of one process (allocation) is every process's */
-    double v = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
-    dist_allsum(&p.g, &v, 1, 1);
-    if (v > 0.0 && st == 0) st = FT_ERR_ALLOC;
-    dist_report_reduce(&p.g, rep);
+    free(p.op[0].dig), free(p.op[1].dig);
+    /* one all-reduce: a failure of one process (allocation) is every process's, an operand
+     * changed anywhere too, and the report's counters */
+    x[0] = st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0;
+    dist_report_reduce_with(&p.g, rep, x, 2);
+    if (x[0] > 0.0 && st == 0) st = FT_ERR_ALLOC;
+    if (x[1] > 0.0 && (st == 0 || st == FT_ERR_UNCHECKED)) st = FT_ERR_UNCORRECTABLE;
     rep->time_total = ft_wtime() - t0;
     if (ctx->policy.verbose >= 1 && p.root)
         ft_log(ctx, 1,
