@@ -155,7 +155,7 @@ static double row_limit(const gemm_rows_t *r, int i, int nf, const long *fi, con
     return tt * rsig;
 }
 
-int dist_campaign(int trials, uint64_t seed, int q, int nf)
+int dist_campaign(int trials, uint64_t seed, int q, int nf, unsigned gemm_regions)
 {
     int g_me = 0, g_np = 1;
     Cblacs_pinfo(&g_me, &g_np);
@@ -215,10 +215,37 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
         if (!qr && t % 4 == 2) snprintf(tregs, sizeof tregs, "C kept");
         double terr = 0.0; /* dgemm: the largest error; dgeqrf: the larger dqrt01 ratio */
         if (!qr) {
-            /* nf faults in C (every fifth trial none), each added by the process owning it */
+            /* nf faults in C (every fifth trial none), each added by the process owning it; with
+             * gemm_regions naming A or B, each fault's region drawn first (one more draw) — a
+             * fault in A or B goes to the stored operand's element on its owner */
             long fi[MAXF], fj[MAXF];
-            int fb[MAXF], nfx = 0;
+            int fb[MAXF], nfx = 0, nop = 0;
             for (int x = 0; x < (clean ? 0 : nf); x++) {
+                ft_region_t reg = FT_REGION_C;
+                if (gemm_regions & ~(1u << FT_REGION_C)) {
+                    ft_region_t avail[3];
+                    int na = 0;
+                    if (!gemm_regions || (gemm_regions & (1u << FT_REGION_C)))
+                        avail[na++] = FT_REGION_C;
+                    if (gemm_regions & (1u << FT_REGION_A)) avail[na++] = FT_REGION_A;
+                    if (gemm_regions & (1u << FT_REGION_B)) avail[na++] = FT_REGION_B;
+                    reg = avail[rng_next(&rng) % (uint64_t)na];
+                }
+                if (reg != FT_REGION_C) { /* A (m x k) or B (k x n), the call's 'N', 'N' */
+                    const int a = reg == FT_REGION_A;
+                    const long i = (long)(rng_next(&rng) % (a ? m : k)),
+                               j = (long)(rng_next(&rng) % (a ? k : n));
+                    const int b = x == 0 ? bit : (int)(rng_next(&rng) % 64);
+                    if (owner(&g, a ? &A : &B, i, j) == me_in(&g)) {
+                        ft_fault_t f = {.region = reg, .row = i, .col = j, .bit = b, .call = -1,
+                                        .step = -1};
+                        ft_inject_add(ctx, &f);
+                    }
+                    snprintf(tregs + strlen(tregs), sizeof tregs - strlen(tregs), "%s%c(%ld,%ld)b%d",
+                             nop ? "," : " operands:", a ? 'A' : 'B', i, j, b);
+                    nop++;
+                    continue;
+                }
                 const long i = (long)(rng_next(&rng) % m), j = (long)(rng_next(&rng) % n);
                 const int b = x == 0 ? bit : (int)(rng_next(&rng) % 64);
                 int dup = 0;
@@ -277,6 +304,7 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf)
             nrelaxed += within && relaxed; /* corrected, not within the smallest limit */
             if (clean) cls = rep.detected || st ? C_FALSE : C_MASKED;
             else if (st) cls = C_REPORTED;
+            else if (nop) cls = C_SILENT_ABOVE; /* an operand changed: the call must say so */
             else if (rep.detected == 0)
                 cls = err == 0.0 ? C_MASKED : below ? C_SILENT_BELOW : C_SILENT_ABOVE;
             else cls = within ? C_CORRECTED : C_BADFIX;

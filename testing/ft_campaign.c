@@ -10,7 +10,8 @@
  *
  * --routine dist (built with MPI and ScaLAPACK; run under mpirun): the distributed routines'
  * campaign (dist_campaign.c: ft_pdgemm and ft_pdgeqrf in turn on the squarest grid of all
- * processes, faults on any process and region, --faults-per-trial of them, --verify-every q).
+ * processes, faults on any process and region, --faults-per-trial of them, --verify-every q;
+ * --regions picks ft_pdgemm's from C, A, B: a fault in A or B must be reported).
  * Every random choice of trial t comes from a generator seeded by hash(S, routine, t), so
  * `--routine R --trial t` (with the same --seed, --faults-per-trial, --regions) replays it.
  * Output: a `%` header, class tables, the list of gate failures with replay commands, the last
@@ -1720,7 +1721,8 @@ static void usage(void)
            "  --faults-per-trial F    faults per trial, 0..%d (default 1; 0 = no-fault trials)\n"
            "  --regions LIST          comma list of C,A,B,CHECKSUM (dgemm), R,TRAILING,CHECKSUM,Q,\n"
            "                          TAU,REFLECTORS,PANEL (dgeqrf); default all the routine\n"
-           "                          supports\n"
+           "                          supports (dist: ft_pdgemm's faults from those of C,A,B\n"
+           "                          listed, default C; ft_pdgeqrf's regions unchanged)\n"
            "  --json FILE             every trial as JSON\n"
            "  --stress                the stress set (no faults) instead of the trials\n"
            "  --skip TEXT             --stress: leave out the cases whose name contains TEXT\n"
@@ -1852,7 +1854,18 @@ int main(int argc, char **argv)
         Cblacs_pinfo(&me, &np);
         if (me == 0) printf("%% ft_campaign --routine dist: %d process(es), seed %llu\n", np,
                             (unsigned long long)O.seed);
-        const int f = dist_campaign((int)O.trials, O.seed, O.vevery, O.F);
+        /* --regions: ft_pdgemm's faults from C, A and B as listed (default C alone) */
+        const unsigned gr = O.regions_given
+                                ? (unsigned)O.regmask_gemm & ((1u << FT_REGION_C) |
+                                                              (1u << FT_REGION_A) |
+                                                              (1u << FT_REGION_B))
+                                : 0u;
+        if (O.regions_given && !gr) {
+            if (me == 0) printf("ft_campaign: --routine dist draws ft_pdgemm's faults from C, A, B\n");
+            Cblacs_exit(0);
+            return 2;
+        }
+        const int f = dist_campaign((int)O.trials, O.seed, O.vevery, O.F, gr);
         Cblacs_exit(0);
         return f ? 1 : 0;
 #else

@@ -629,7 +629,7 @@ int main(int argc, char **argv)
             return 2;
         }
         const int f = dist_campaign(atoi(argv[2]), (uint64_t)strtoull(argv[3], NULL, 10),
-                               argc > 4 ? atoi(argv[4]) : 0, nf);
+                                    argc > 4 ? atoi(argv[4]) : 0, nf, 0u);
         Cblacs_exit(0);
         return f ? 1 : 0;
     }
