@@ -241,8 +241,9 @@ int dist_campaign(int trials, uint64_t seed, int q, int nf, unsigned gemm_region
                                         .step = -1};
                         ft_inject_add(ctx, &f);
                     }
-                    snprintf(tregs + strlen(tregs), sizeof tregs - strlen(tregs), "%s%c(%ld,%ld)b%d",
-                             nop ? "," : " operands:", a ? 'A' : 'B', i, j, b);
+                    snprintf(tregs + strlen(tregs), sizeof tregs - strlen(tregs),
+                             "%s%c(%ld,%ld)b%d", nop ? "," : " operands:", a ? 'A' : 'B', i, j,
+                             b);
                     nop++;
                     continue;
                 }

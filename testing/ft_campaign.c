@@ -1861,7 +1861,8 @@ int main(int argc, char **argv)
                                                               (1u << FT_REGION_B))
                                 : 0u;
         if (O.regions_given && !gr) {
-            if (me == 0) printf("ft_campaign: --routine dist draws ft_pdgemm's faults from C, A, B\n");
+            if (me == 0)
+                printf("ft_campaign: --routine dist draws ft_pdgemm's faults from C, A, B\n");
             Cblacs_exit(0);
             return 2;
         }

@@ -157,7 +157,8 @@ static void gemm_case(const grid_t *g, int nb, char ta, char tb, int m, int n, i
                 long fi, fj;
                 c_owned(g, X, r, xr, xc, i1, j1, &fi, &fj);
                 if (fi < 0) continue;
-                const size_t xb = sizeof(double) * (size_t)X->desc[8] * (size_t)(X->lc > 1 ? X->lc : 1);
+                const size_t xb =
+                    sizeof(double) * (size_t)X->desc[8] * (size_t)(X->lc > 1 ? X->lc : 1);
                 double *keep = malloc(xb);
                 memcpy(keep, X->a, xb);
                 memcpy(C.a, C0.a, bytes);

@@ -437,7 +437,8 @@ static int op_setup(pg_t *p)
         int lr, lc;
         op_shape(p, x, &i0, &j0, &rows, &cols);
         const int *d = x ? p->dB : p->dA;
-        int64_t *rm = index_map(&p->g, d, 0, i0, rows, &lr), *cm = index_map(&p->g, d, 1, j0, cols, &lc);
+        int64_t *rm = index_map(&p->g, d, 0, i0, rows, &lr),
+                *cm = index_map(&p->g, d, 1, j0, cols, &lc);
         if (!rm || !cm) {
             free(rm), free(cm);
             return FT_ERR_ALLOC;
@@ -484,7 +485,8 @@ static int op_changed(pg_t *p)
 }
 
 /* FT_REGION_A / _B faults of this call on the element of the stored operand they name (a
- * random one for a negative index), on its owner, after the encoding; undone by op_restore */
+ * random one for a negative index), on its owner, after the encoding; undone when the call
+ * returns (ft_pdgemm_ex) */
 static void inject_ops(pg_t *p, int64_t call)
 {
     static const ft_region_t regs[2] = {FT_REGION_A, FT_REGION_B};
