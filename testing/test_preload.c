@@ -48,7 +48,8 @@
  *   a dgeqrf_ / LAPACKE_dgeqrf with m n min(m,n) < 16^3 run the real routine (bitwise its
  *   result, counted as unprotected), larger ones through ftla.
  * gpu (FTLA_DEVICE=auto, CUDA builds, label gpu; exit 77 without /dev/nvidiactl): a large
- *   dgemm_ and dgeqrf_ run on the GPU and match the real results, a small dgemm_ stays on the CPU.
+ *   dgemm_ and dgeqrf_ run on the GPU and match the real results, a small dgemm_ stays on the CPU,
+ *   rank-64 updates (below FT_AUTO_GPU_INTENSITY) too, a rank-512 update goes to the GPU.
  *
  * Output: one line per failed assertion, then `N passed, N failed`; exit 1 on any failure.
  */
@@ -1034,6 +1035,27 @@ static void test_gpu(void)
     CHECK(stat(FTLA_PRELOAD_GPU) == g0 + 1, "a 1024^3 dgemm_ did not run on the GPU");
     CHECK(gemm_err('N', 'T', n, n, n, alpha, A, n, B, n, beta, C2, C1, C2, n) <= 2.0,
           "GPU dgemm_ result");
+    /* a rank-64 update of 1024 x 1024 (1.3e8 flops, below FT_AUTO_GPU_FLOPS) and of 4096 x 1024
+     * (5.4e8, above it, but 7.7 flops per byte copied: FT_AUTO_GPU_INTENSITY) stay on the CPU;
+     * a rank-512 update of 1024 x 1024 (1.1e9 flops, 43 a byte) goes to the GPU */
+    const int m4 = 4096, r512 = 512;
+    double *A4 = mat(m4, s), *B4 = mat(n, s), *C4 = mat(m4, n), *C5;
+    fill(m4, s, A4, m4), fill(n, s, B4, n), fill(m4, n, C4, m4);
+    C5 = dupm(C4, (size_t)m4 * n);
+    g0 = stat(FTLA_PRELOAD_GPU);
+    dgemm_("N", "T", &n, &n, &s, &alpha, A, &n, B, &n, &beta, C1, &n, 1, 1);
+    dgemm_("N", "T", &m4, &n, &s, &alpha, A4, &m4, B4, &n, &beta, C4, &m4, 1, 1);
+    CHECK(stat(FTLA_PRELOAD_GPU) == g0, "a rank-64 update ran on the GPU under FTLA_DEVICE=auto");
+    real_dgemm("N", "T", &n, &n, &s, &alpha, A, &n, B, &n, &beta, C2, &n, 1, 1);
+    real_dgemm("N", "T", &m4, &n, &s, &alpha, A4, &m4, B4, &n, &beta, C5, &m4, 1, 1);
+    CHECK(gemm_err('N', 'T', m4, n, s, alpha, A4, m4, B4, n, beta, C5, C4, C5, m4) <= 2.0,
+          "rank-64 dgemm_ result");
+    dgemm_("N", "T", &n, &n, &r512, &alpha, A, &n, B, &n, &beta, C1, &n, 1, 1);
+    real_dgemm("N", "T", &n, &n, &r512, &alpha, A, &n, B, &n, &beta, C2, &n, 1, 1);
+    CHECK(stat(FTLA_PRELOAD_GPU) == g0 + 1, "a rank-512 update of 1024^2 did not run on the GPU");
+    CHECK(gemm_err('N', 'T', n, n, r512, alpha, A, n, B, n, beta, C2, C1, C2, n) <= 2.0,
+          "rank-512 dgemm_ result");
+    free(A4), free(B4), free(C4), free(C5);
     double *tau = mat(n, 1), *w = mat(lw, 1), r0, r1;
     memcpy(C1, A, sizeof(double) * n * n);
     int info;

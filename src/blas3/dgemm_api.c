@@ -75,6 +75,9 @@ static int driver(ft_call_t *c, int is_gpu, char ta, char tb, ft_int m, ft_int n
     if (ft_dbytes(dgemm_stage_elems(nrowa, ncola, nrowb, ncolb, m, n), &stage_bytes))
         return FT_ERR_TOO_LARGE;
     snprintf(c->desc, sizeof c->desc, "%c%c m=%d n=%d k=%d", ta, tb, m, n, k);
+    if (!is_gpu) /* A and B in, C in (unless beta = 0) and out */
+        c->xfer_bytes = 8.0 * ((double)nrowa * ncola + (double)nrowb * ncolb +
+                               (beta != 0.0 ? 2.0 : 1.0) * m * (double)n);
     /* host data: the copies need not fit (out of core below), so the selection does not
      * reject them */
     FT_CHECK(ft_call_select(c, 2.0 * m * n * (double)k, is_gpu, is_gpu ? stage_bytes : 0));

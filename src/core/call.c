@@ -27,8 +27,9 @@ int ft_call_begin(ft_call_t *c, ft_context_t *ctx, const char *name, ft_report_t
 }
 
 /* The backend a call runs on (before the fit check). */
-static int choose(ft_context_t *ctx, double flops, int is_gpu, const ft_backend_t **be)
+static int choose(ft_call_t *c, double flops, int is_gpu, const ft_backend_t **be)
 {
+    ft_context_t *ctx = c->ctx;
     *be = NULL;
     if (is_gpu) {
         if (!ft_have_cuda()) return FT_ERR_NOT_BUILT;
@@ -39,8 +40,14 @@ static int choose(ft_context_t *ctx, double flops, int is_gpu, const ft_backend_
     }
     int use_cuda = 0;
     if (ctx->requested == FT_DEVICE_CUDA) use_cuda = 1;
-    else if (ctx->requested == FT_DEVICE_AUTO)
+    else if (ctx->requested == FT_DEVICE_AUTO) {
         use_cuda = flops >= FT_AUTO_GPU_FLOPS && ft_have_cuda() && ft_cuda_probe();
+        if (use_cuda && c->xfer_bytes > 0.0 && flops < FT_AUTO_GPU_INTENSITY * c->xfer_bytes) {
+            ft_log(ctx, 2, "%s %s: %.1f flops per byte copied (< %.0f): running on the CPU",
+                   c->name, c->desc, flops / c->xfer_bytes, FT_AUTO_GPU_INTENSITY);
+            use_cuda = 0;
+        }
+    }
     *be = use_cuda ? ft_backend_cuda() : ft_backend_host();
     return FT_SUCCESS;
 }
@@ -50,7 +57,7 @@ static int select_(ft_call_t *c, double flops, int is_gpu, size_t stage_bytes, i
     ft_context_t *ctx = c->ctx;
     const ft_backend_t *be;
     if (!ctx) return FT_ERR_ALLOC;
-    FT_CHECK(choose(ctx, flops, is_gpu, &be));
+    FT_CHECK(choose(c, flops, is_gpu, &be));
     if (!is_gpu && be->kind == FT_DEVICE_CUDA && stage_bytes) {
         /* host data on the GPU: the copies and workspace must fit, with headroom for cuBLAS */
         size_t avail = be->mem_free();

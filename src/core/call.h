@@ -42,6 +42,8 @@ typedef struct ft_call {
     int nevents;
     int work_mark, pin_mark;
     char desc[128]; /* shape of the call for the log line, set by the module */
+    double xfer_bytes; /* host data: bytes its copies move to and from a GPU (set by the module
+                        * before ft_call_select; 0: not known, the flop count decides alone) */
     struct ft_tracer *tr; /* the timeline being recorded (core/trace.h), or NULL */
 } ft_call_t;
 
@@ -57,6 +59,12 @@ int ft_call_begin(ft_call_t *c, ft_context_t *ctx, const char *name, ft_report_t
  * pointers; stage_bytes: work memory the call needs on the device when host data runs there
  * (0: none). When that does not fit, AUTO runs on the CPU and CUDA fails with FT_ERR_TOO_LARGE. */
 #define FT_AUTO_GPU_FLOPS (2.0 * 512.0 * 512.0 * 512.0)
+/* ... and, with host data (c->xfer_bytes > 0: what crosses PCIe to and from the device), at
+ * least FT_AUTO_GPU_INTENSITY flops per byte copied: a call with less work per byte spends
+ * longer in its copies (~50 GB/s pinned) than a multicore CPU (~1-2 TFLOP/s) in the whole call
+ * — ScaLAPACK's rank-64 updates under the interposer ran 5x slower on the GPU (docs/dist.md
+ * "GPUs per rank"). A 1024^3 product has 64, a rank-k update about k / 8. */
+#define FT_AUTO_GPU_INTENSITY 32.0
 int ft_call_select(ft_call_t *c, double flops, int is_gpu_data, size_t stage_bytes);
 /* ft_call_select for a call that protects no computation of its own (ft_dormqr_gpu, the steps
  * of ft_dgels_gpu around its factorization): it takes no call number, so a fault planned for

@@ -88,6 +88,7 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
     if (wk < 0 || ft_mul_ovf(ldst, n, &ws) || ft_add_ovf(ws, wk, &ws) ||
         ft_dbytes(ws, &stage_bytes))
         return FT_ERR_TOO_LARGE;
+    if (!is_gpu) c->xfer_bytes = 16.0 * (double)m * (double)n; /* A in, the factor out */
     FT_CHECK(ft_call_select(c, qr_flops(m, n), is_gpu, stage_bytes));
     const ft_backend_t *be = c->be;
     g.ctx = c->ctx, g.be = be, g.rep = &c->rep, g.pol = c->pol, g.qm = c->main;
