@@ -1,6 +1,8 @@
 /* team.c — see team.h. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "core/team.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -103,6 +105,10 @@ int ft_host_threads(void)
     if (n > 0) return n;
     const char *e = getenv("FTLA_HOST_THREADS");
     long v = e && *e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set; /* a process bound to fewer CPUs (an MPI rank bound to its core) uses those */
+    if (!(e && *e) && sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0 &&
+        CPU_COUNT(&set) < v)
+        v = CPU_COUNT(&set);
     n = v < 1 ? 1 : v > FT_TEAM_MAX ? FT_TEAM_MAX : (int)v;
     __atomic_store_n(&g_threads, n, __ATOMIC_RELAXED);
     return n;

@@ -50,8 +50,9 @@ void ft_team_stop(ft_team_t *team);
  * from 0.57 to 1.08 ms with its 2 MB passes split, bench/NOTES.md) */
 #define FT_TEAM_MIN_WORK ((long long)1 << 20)
 void ft_team_par(ft_team_fn fn, void *arg, long long work);
-/* Threads of the shared team: FTLA_HOST_THREADS if set (1 = none), else the online CPUs,
- * at most FT_TEAM_MAX (16: the out-of-core ft_dgemm packs pageable chunks with it). */
+/* Threads of the shared team: FTLA_HOST_THREADS if set (1 = none), else the online CPUs (those
+ * of the process's affinity mask where it has fewer: an MPI rank bound to one core), at most
+ * FT_TEAM_MAX (16: the out-of-core ft_dgemm packs pageable chunks with it). */
 int ft_host_threads(void);
 
 #endif

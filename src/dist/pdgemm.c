@@ -46,6 +46,7 @@
 #include "abft/abft.h"
 #include "core/context.h"
 #include "core/inject.h"
+#include "core/team.h"
 #include "dist/dist.h"
 
 #include <math.h>
@@ -139,6 +140,106 @@ static inline uint64_t bits_of(double v)
     return b;
 }
 
+/* The passes run on ftla's host team (core/team.h; one thread where the rank is bound to one
+ * core): a pass whose sums are indexed by X's rows splits the local rows — no two threads add
+ * to one sum, each column's digest is summed from the threads' parts (mod 2^64, so in any
+ * order) — and one indexed by its columns splits the columns. */
+typedef struct {
+    const pg_t *p;
+    const double *X;
+    int64_t ld, lr, lc, rows, ext, ntt, cfirst, ndig;
+    const int64_t *rm, *cm, *ri;
+    const double *rw, *rv;
+    double *out, *xt;
+    uint64_t *dig, *hd; /* hd: FT_TEAM_MAX x ndig parts of the digests (split rows) */
+    int trans;
+} ts_t;
+
+/* [lo, hi) of n for thread t of nt; with ri, the cuts moved to where ri changes (a tile of rows
+ * is a contiguous run of local rows: one thread adds each tile's column sums) */
+static void split(int64_t n, int t, int nt, const int64_t *ri, int64_t *lo, int64_t *hi)
+{
+    int64_t c[2] = {n * t / nt, n * (t + 1) / nt};
+    for (int x = 0; x < 2 && ri; x++)
+        while (c[x] > 0 && c[x] < n && ri[c[x]] == ri[c[x] - 1]) c[x]++;
+    *lo = c[0], *hi = c[1];
+}
+
+static void ts_work(void *arg, int t, int nth)
+{
+    const ts_t *a = arg;
+    const pg_t *p = a->p;
+    const int64_t T = p->T, rows = a->rows, ext = a->ext, ntt = a->ntt;
+    const int64_t *rm = a->rm, *cm = a->cm, *ri = a->ri;
+    double *out = a->out, *xt = a->xt, *oa = a->out + NCK * ((ext + T - 1) / T) * rows;
+    int64_t l0, l1;
+    if (a->trans) { /* row c of op(X) = local column lj: its elements, one tile per row of X */
+        split(a->lc, t, nth, NULL, &l0, &l1);
+        for (int64_t lj = l0; lj < l1; lj++) {
+            const int64_t c = cm[lj];
+            if (c < 0) continue;
+            const double *x = a->X + lj * a->ld;
+            uint64_t h = 0;
+            for (int64_t li = 0; li < a->lr; li++) {
+                const int64_t r = rm[li];
+                if (r < 0) continue;
+                const int64_t J = r / T;
+                const double v = p->sig * x[li];
+                out[c + NCK * J * rows] += v;
+                out[c + (NCK * J + 1) * rows] += abft_weight(r - J * T, p->W) * v;
+                out[c + (NCK * J + 2) * rows] += abft_weight_perm(r - J * T, p->W) * v;
+                oa[c + J * rows] += fabs(v);
+                h += bits_of(x[li]);
+            }
+            if (a->dig) a->dig[lj - a->cfirst] = h;
+        }
+        return;
+    }
+    split(a->lr, t, nth, xt ? ri : NULL, &l0, &l1);
+    uint64_t *hd = a->hd ? a->hd + (int64_t)t * a->ndig : NULL;
+    for (int64_t lj = 0; lj < a->lc; lj++) { /* column c of X: tile J, its weight */
+        const int64_t c = cm[lj];
+        if (c < 0) continue;
+        const double *x = a->X + lj * a->ld;
+        const int64_t J = c / T;
+        const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W),
+                     sv = p->sig * abft_weight_perm(c - J * T, p->W);
+        double *xe = out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows, *xa = oa + J * rows;
+        if (!xt) {
+            uint64_t h = 0;
+            for (int64_t li = l0; li < l1; li++) {
+                const int64_t r = rm[li];
+                if (r < 0) continue;
+                const double v = x[li];
+                xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += fabs(se * v);
+                h += bits_of(v);
+            }
+            if (hd) hd[lj - a->cfirst] = h;
+        } else { /* and column c's sums over each tile of rows, in registers along a run of
+                  * local rows in one tile */
+            double *te = xt + c, *ta = xt + c + NCK * ntt * ext;
+            double ae = 0.0, aw = 0.0, av = 0.0, aa = 0.0;
+            int64_t cur = -1;
+            for (int64_t li = l0; li < l1; li++) {
+                const int64_t r = rm[li];
+                if (r < 0) continue;
+                if (ri[li] != cur) {
+                    if (cur >= 0)
+                        te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
+                            te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
+                    cur = ri[li], ae = aw = av = aa = 0.0;
+                }
+                const double v = x[li], b = fabs(se * v);
+                xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += b;
+                ae += se * v, aw += a->rw[li] * v, av += a->rv[li] * v, aa += b;
+            }
+            if (cur >= 0)
+                te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
+                    te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
+        }
+    }
+}
+
 /* The sums of X = sub(C) (rows x ext) or op(X) = X^T (trans; X stored ext x rows) against the
  * tiles of T along ext, in one pass over the local array: out (rows x 4nt, replicated after one
  * all-reduce) = [X E | block sums of |sig X|], X E the plain, weighted and permuted-weight
@@ -159,8 +260,12 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
     int64_t *cm = index_map(g, d, 1, j0, trans ? rows : ext, &lc);
     double *rw = xt ? malloc(sizeof(double) * (size_t)(2 * (lr > 0 ? lr : 1))) : NULL;
     int64_t *ri = xt ? malloc(sizeof(int64_t) * (size_t)(lr > 0 ? lr : 1)) : NULL;
-    if (!rm || !cm || (xt && (!rw || !ri))) {
-        free(rm), free(cm), free(rw), free(ri);
+    int64_t cfirst = 0;
+    while (cfirst < lc && cm && cm[cfirst] < 0) cfirst++;
+    const int64_t ndig = lc - cfirst > 0 ? lc - cfirst : 1;
+    uint64_t *hd = dig && !trans ? calloc((size_t)(FT_TEAM_MAX * ndig), sizeof(uint64_t)) : NULL;
+    if (!rm || !cm || (xt && (!rw || !ri)) || (dig && !trans && !hd)) {
+        free(rm), free(cm), free(rw), free(ri), free(hd);
         return FT_ERR_ALLOC;
     }
     memset(out, 0, sizeof(double) * (size_t)(rows * (NCK + 1) * nt));
@@ -173,66 +278,17 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
             ri[li] = rm[li] < 0 ? -1 : rm[li] / T;
         }
     }
-    double *oa = out + NCK * nt * rows; /* the absolute sums */
-    for (int64_t lj = 0; lj < lc; lj++) {
-        const int64_t c = cm[lj];
-        if (c < 0) continue;
-        const double *x = X + lj * ld;
-        if (!trans) { /* column c of X: tile J, its weight */
-            const int64_t J = c / T;
-            const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W),
-                         sv = p->sig * abft_weight_perm(c - J * T, p->W);
-            double *xe = out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows,
-                   *xa = oa + J * rows;
-            if (!xt) {
-                uint64_t h = 0;
-                for (int64_t li = 0; li < lr; li++) {
-                    const int64_t r = rm[li];
-                    if (r < 0) continue;
-                    const double v = x[li];
-                    xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += fabs(se * v);
-                    h += bits_of(v);
-                }
-                if (dig) *dig++ = h; /* (the local columns inside sub(X): consecutive) */
-            } else { /* and column c's sums over each tile of rows, in registers along a run
-                      * of local rows in one tile */
-                double *te = xt + c, *ta = xt + c + NCK * ntt * ext;
-                double ae = 0.0, aw = 0.0, av = 0.0, aa = 0.0;
-                int64_t cur = -1;
-                for (int64_t li = 0; li < lr; li++) {
-                    const int64_t r = rm[li];
-                    if (r < 0) continue;
-                    if (ri[li] != cur) {
-                        if (cur >= 0)
-                            te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
-                                te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
-                        cur = ri[li], ae = aw = av = aa = 0.0;
-                    }
-                    const double v = x[li], a = fabs(se * v);
-                    xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += a;
-                    ae += se * v, aw += rw[li] * v, av += rv[li] * v, aa += a;
-                }
-                if (cur >= 0)
-                    te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
-                        te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
-            }
-        } else { /* row c of op(X): its elements are this column's, one tile per row of X */
+    ts_t a = {.p = p, .X = X, .ld = ld, .lr = lr, .lc = lc, .rows = rows, .ext = ext,
+              .ntt = ntt, .cfirst = cfirst, .ndig = ndig, .rm = rm, .cm = cm, .ri = ri,
+              .rw = rw, .rv = rv, .out = out, .xt = xt, .dig = dig, .hd = hd, .trans = trans};
+    ft_team_par(ts_work, &a, (long long)lr * lc);
+    if (hd) /* the columns' digests: the sums of the threads' parts (mod 2^64) */
+        for (int64_t c = 0; c < lc - cfirst; c++) {
             uint64_t h = 0;
-            for (int64_t li = 0; li < lr; li++) {
-                const int64_t r = rm[li];
-                if (r < 0) continue;
-                const int64_t J = r / T;
-                const double v = p->sig * x[li];
-                out[c + NCK * J * rows] += v;
-                out[c + (NCK * J + 1) * rows] += abft_weight(r - J * T, p->W) * v;
-                out[c + (NCK * J + 2) * rows] += abft_weight_perm(r - J * T, p->W) * v;
-                oa[c + J * rows] += fabs(v);
-                h += bits_of(x[li]);
-            }
-            if (dig) *dig++ = h;
+            for (int t = 0; t < FT_TEAM_MAX; t++) h += hd[t * ndig + c];
+            dig[c] = h;
         }
-    }
-    free(rm), free(cm), free(rw), free(ri);
+    free(rm), free(cm), free(rw), free(ri), free(hd);
     dist_allsum(g, out, rows, (NCK + 1) * nt);
     return FT_SUCCESS;
 }
@@ -247,6 +303,50 @@ static int c_sums(pg_t *p, side_t *s, double *xt)
     memcpy(s->CS, p->buf, sizeof(double) * (size_t)(m * NCK * nt));
     memcpy(s->s, p->buf + m * NCK * nt, sizeof(double) * (size_t)(m * nt));
     return FT_SUCCESS;
+}
+
+/* predict's pass over the local op(X): the row sums of |sig op(X)| and the digests */
+typedef struct {
+    const pg_t *p;
+    const double *X;
+    int64_t ld, lr, lc, cfirst, ndig;
+    const int64_t *rm, *cm;
+    double *an;
+    uint64_t *dig, *hd;
+    int tr;
+} an_t;
+
+static void an_work(void *arg, int t, int nth)
+{
+    const an_t *a = arg;
+    const int64_t *rm = a->rm, *cm = a->cm;
+    const double sig = a->p->sig;
+    int64_t l0, l1;
+    if (a->tr) { /* a row of op(X) a local column: split the columns */
+        split(a->lc, t, nth, NULL, &l0, &l1);
+        for (int64_t lj = l0; lj < l1; lj++) {
+            if (cm[lj] < 0) continue;
+            const double *x = a->X + lj * a->ld;
+            uint64_t h = 0;
+            double sum = 0.0;
+            for (int64_t li = 0; li < a->lr; li++)
+                if (rm[li] >= 0) sum += fabs(sig * x[li]), h += bits_of(x[li]);
+            a->an[cm[lj]] += sum;
+            if (a->dig) a->dig[lj - a->cfirst] = h; /* (the local columns inside sub(X):
+                                                     * consecutive) */
+        }
+        return;
+    }
+    split(a->lr, t, nth, NULL, &l0, &l1); /* split the rows */
+    uint64_t *hd = a->hd ? a->hd + (int64_t)t * a->ndig : NULL;
+    for (int64_t lj = 0; lj < a->lc; lj++) {
+        if (cm[lj] < 0) continue;
+        const double *x = a->X + lj * a->ld;
+        uint64_t h = 0;
+        for (int64_t li = l0; li < l1; li++)
+            if (rm[li] >= 0) a->an[rm[li]] += fabs(sig * x[li]), h += bits_of(x[li]);
+        if (hd) hd[lj - a->cfirst] = h;
+    }
 }
 
 /* A side's prediction P = op(X) Y (rows x c2) with Y (k x c2, replicated) and the row sums of
@@ -292,22 +392,22 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
         for (int64_t l = 0; l < nmi; l++) out[mm[l] + x * m] += loc[l + x * nmi];
     /* |sig op(X)| row sums: over the local rows of X (rows of op(X) unless transposed); with
      * dig, the operand digest of each local column from the same loads (op_setup) */
-    for (int64_t lj = 0; lj < lc; lj++) {
-        const double *a = X + lj * ld;
-        if (cm[lj] < 0) continue;
-        uint64_t h = 0;
-        if (!tr) {
-            for (int64_t li = 0; li < lr; li++)
-                if (rm[li] >= 0) an[rm[li]] += fabs(p->sig * a[li]), h += bits_of(a[li]);
-        } else {
-            double sum = 0.0;
-            for (int64_t li = 0; li < lr; li++)
-                if (rm[li] >= 0) sum += fabs(p->sig * a[li]), h += bits_of(a[li]);
-            an[cm[lj]] += sum;
-        }
-        if (dig) *dig++ = h; /* (the local columns inside sub(X): consecutive) */
+    const int64_t ndig = c1 > c0 ? c1 - c0 : 1;
+    uint64_t *hd = dig && !tr ? calloc((size_t)(FT_TEAM_MAX * ndig), sizeof(uint64_t)) : NULL;
+    if (dig && !tr && !hd) {
+        free(rm), free(cm), free(ysub);
+        return FT_ERR_ALLOC;
     }
-    free(rm), free(cm), free(ysub);
+    an_t aa = {.p = p, .X = X, .ld = ld, .lr = lr, .lc = lc, .cfirst = c0, .ndig = ndig,
+               .rm = rm, .cm = cm, .an = an, .dig = dig, .hd = hd, .tr = tr};
+    ft_team_par(an_work, &aa, (long long)lr * lc);
+    if (hd) /* the columns' digests: the sums of the threads' parts (mod 2^64) */
+        for (int64_t c = 0; c < c1 - c0; c++) {
+            uint64_t h = 0;
+            for (int t = 0; t < FT_TEAM_MAX; t++) h += hd[t * ndig + c];
+            dig[c] = h;
+        }
+    free(rm), free(cm), free(ysub), free(hd);
     dist_allsum(g, out, m, c2 + 1);
     memcpy(s->P, out, sizeof(double) * (size_t)(m * c2));
     memcpy(s->an, an, sizeof(double) * (size_t)m);
@@ -412,19 +512,31 @@ static void op_shape(const pg_t *p, int x, int64_t *i0, int64_t *j0, int64_t *ro
 
 /* the sums mod 2^64 of the bit patterns of this process's local columns of the stored operand
  * x (its local rectangle op[x]) */
+typedef struct {
+    const pg_t *p;
+    int x;
+    uint64_t *out;
+} dg_t;
+
+static void dg_work(void *arg, int t, int nth)
+{
+    const dg_t *a = arg;
+    const pg_t *p = a->p;
+    const double *X = a->x ? p->B : p->A;
+    const int64_t ld = (a->x ? p->dB : p->dA)[LLD_], c0 = p->op[a->x].c0;
+    int64_t l0, l1;
+    split(p->op[a->x].c1 - c0, t, nth, NULL, &l0, &l1);
+    for (int64_t lj = c0 + l0; lj < c0 + l1; lj++) {
+        uint64_t h = 0;
+        for (int64_t li = p->op[a->x].r0; li < p->op[a->x].r1; li++) h += bits_of(X[li + lj * ld]);
+        a->out[lj - c0] = h;
+    }
+}
+
 static void op_digest(const pg_t *p, int x, uint64_t *out)
 {
-    const double *X = x ? p->B : p->A;
-    const int64_t ld = (x ? p->dB : p->dA)[LLD_];
-    for (int64_t lj = p->op[x].c0; lj < p->op[x].c1; lj++) {
-        uint64_t h = 0;
-        for (int64_t li = p->op[x].r0; li < p->op[x].r1; li++) {
-            uint64_t b;
-            memcpy(&b, X + li + lj * ld, sizeof b);
-            h += b;
-        }
-        out[lj - p->op[x].c0] = h;
-    }
+    dg_t a = {.p = p, .x = x, .out = out};
+    ft_team_par(dg_work, &a, (long long)(p->op[x].r1 - p->op[x].r0) * (p->op[x].c1 - p->op[x].c0));
 }
 
 /* before the encoding: each operand's local rectangle (the local rows and columns inside the
