@@ -155,6 +155,16 @@ typedef struct {
     int trans;
 } ts_t;
 
+/* the digests of nc columns: the sums (mod 2^64) of the threads' parts, hd[t * ndig + c] */
+static void dig_parts(const uint64_t *hd, int64_t ndig, int64_t nc, uint64_t *dig)
+{
+    for (int64_t c = 0; c < nc; c++) {
+        uint64_t h = 0;
+        for (int t = 0; t < FT_TEAM_MAX; t++) h += hd[t * ndig + c];
+        dig[c] = h;
+    }
+}
+
 /* [lo, hi) of n for thread t of nt; with ri, the cuts moved to where ri changes (a tile of rows
  * is a contiguous run of local rows: one thread adds each tile's column sums) */
 static void split(int64_t n, int t, int nt, const int64_t *ri, int64_t *lo, int64_t *hi)
@@ -282,12 +292,7 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
               .ntt = ntt, .cfirst = cfirst, .ndig = ndig, .rm = rm, .cm = cm, .ri = ri,
               .rw = rw, .rv = rv, .out = out, .xt = xt, .dig = dig, .hd = hd, .trans = trans};
     ft_team_par(ts_work, &a, (long long)lr * lc);
-    if (hd) /* the columns' digests: the sums of the threads' parts (mod 2^64) */
-        for (int64_t c = 0; c < lc - cfirst; c++) {
-            uint64_t h = 0;
-            for (int t = 0; t < FT_TEAM_MAX; t++) h += hd[t * ndig + c];
-            dig[c] = h;
-        }
+    if (hd) dig_parts(hd, ndig, lc - cfirst, dig);
     free(rm), free(cm), free(rw), free(ri), free(hd);
     dist_allsum(g, out, rows, (NCK + 1) * nt);
     return FT_SUCCESS;
@@ -401,12 +406,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     an_t aa = {.p = p, .X = X, .ld = ld, .lr = lr, .lc = lc, .cfirst = c0, .ndig = ndig,
                .rm = rm, .cm = cm, .an = an, .dig = dig, .hd = hd, .tr = tr};
     ft_team_par(an_work, &aa, (long long)lr * lc);
-    if (hd) /* the columns' digests: the sums of the threads' parts (mod 2^64) */
-        for (int64_t c = 0; c < c1 - c0; c++) {
-            uint64_t h = 0;
-            for (int t = 0; t < FT_TEAM_MAX; t++) h += hd[t * ndig + c];
-            dig[c] = h;
-        }
+    if (hd) dig_parts(hd, ndig, c1 - c0, dig);
     free(rm), free(cm), free(ysub), free(hd);
     dist_allsum(g, out, m, c2 + 1);
     memcpy(s->P, out, sizeof(double) * (size_t)(m * c2));
