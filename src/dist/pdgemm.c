@@ -46,6 +46,7 @@
 #include "abft/abft.h"
 #include "core/context.h"
 #include "core/inject.h"
+#include "core/simd.h"
 #include "core/team.h"
 #include "dist/dist.h"
 
@@ -153,7 +154,51 @@ typedef struct {
     double *out, *xt;
     uint64_t *dig, *hd; /* hd: FT_TEAM_MAX x ndig parts of the digests (split rows) */
     int trans;
+    const int64_t *run; /* not trans: runs of local rows [run[k], run[k + 1]) that are
+                         * consecutive rows of sub(X) (with xt: in one tile), nrun of them;
+                         * run[k] < 0 marks the start of a gap (rows outside sub(X)) */
+    int64_t nrun;
 } ts_t;
+
+/* one run of len rows of a column: xe += se x, xw += sw x, xv += sv x, xa += |se x|; returns
+ * the sum mod 2^64 of x's bit patterns (sums compared under a threshold: FMA clones) */
+FT_SIMD_CLONES static uint64_t sums4(int64_t len, const double *restrict x, double se, double sw,
+                                     double sv, double *restrict xe, double *restrict xw,
+                                     double *restrict xv, double *restrict xa)
+{
+    uint64_t h = 0;
+    for (int64_t k = 0; k < len; k++) {
+        const double v = x[k];
+        uint64_t b;
+        memcpy(&b, &v, sizeof b);
+        xe[k] += se * v, xw[k] += sw * v, xv[k] += sv * v, xa[k] += fabs(se * v);
+        h += b;
+    }
+    return h;
+}
+
+/* sums4 and the run's own sums against the tile-of-rows weights rw, rv: acc += [sum se x,
+ * sum rw x, sum rv x, sum |se x|] (eight partial sums each, so that the loop vectorizes) */
+FT_SIMD_CLONES static void sums4t(int64_t len, const double *restrict x, double se, double sw,
+                                  double sv, const double *restrict rw, const double *restrict rv,
+                                  double *restrict xe, double *restrict xw, double *restrict xv,
+                                  double *restrict xa, double acc[4])
+{
+    double e8[8] = {0}, w8[8] = {0}, v8[8] = {0}, a8[8] = {0};
+    int64_t k = 0;
+    for (; k + 8 <= len; k += 8)
+        for (int u = 0; u < 8; u++) {
+            const double v = x[k + u], b = fabs(se * v);
+            xe[k + u] += se * v, xw[k + u] += sw * v, xv[k + u] += sv * v, xa[k + u] += b;
+            e8[u] += se * v, w8[u] += rw[k + u] * v, v8[u] += rv[k + u] * v, a8[u] += b;
+        }
+    for (; k < len; k++) {
+        const double v = x[k], b = fabs(se * v);
+        xe[k] += se * v, xw[k] += sw * v, xv[k] += sv * v, xa[k] += b;
+        e8[0] += se * v, w8[0] += rw[k] * v, v8[0] += rv[k] * v, a8[0] += b;
+    }
+    for (int u = 0; u < 8; u++) acc[0] += e8[u], acc[1] += w8[u], acc[2] += v8[u], acc[3] += a8[u];
+}
 
 /* the digests of nc columns: the sums (mod 2^64) of the threads' parts, hd[t * ndig + c] */
 static void dig_parts(const uint64_t *hd, int64_t ndig, int64_t nc, uint64_t *dig)
@@ -207,6 +252,8 @@ static void ts_work(void *arg, int t, int nth)
     }
     split(a->lr, t, nth, xt ? ri : NULL, &l0, &l1);
     uint64_t *hd = a->hd ? a->hd + (int64_t)t * a->ndig : NULL;
+    int64_t k0 = 0; /* the first run that ends after l0 */
+    while (k0 < a->nrun && a->run[k0 + 1] <= l0) k0++;
     for (int64_t lj = 0; lj < a->lc; lj++) { /* column c of X: tile J, its weight */
         const int64_t c = cm[lj];
         if (c < 0) continue;
@@ -215,38 +262,33 @@ static void ts_work(void *arg, int t, int nth)
         const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W),
                      sv = p->sig * abft_weight_perm(c - J * T, p->W);
         double *xe = out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows, *xa = oa + J * rows;
-        if (!xt) {
-            uint64_t h = 0;
-            for (int64_t li = l0; li < l1; li++) {
-                const int64_t r = rm[li];
-                if (r < 0) continue;
-                const double v = x[li];
-                xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += fabs(se * v);
-                h += bits_of(v);
+        /* by runs of consecutive rows (with xt each in one tile of rows, whose column sums are
+         * flushed when the tile changes: the thread's rows are whole tiles) */
+        uint64_t h = 0;
+        double acc[4] = {0.0, 0.0, 0.0, 0.0};
+        int64_t cur = -1;
+        for (int64_t k = k0; k < a->nrun && a->run[k] < l1; k++) {
+            const int64_t s0 = a->run[k] > l0 ? a->run[k] : l0;
+            const int64_t e = a->run[k + 1] < l1 ? a->run[k + 1] : l1, r = rm[s0];
+            if (r < 0 || e <= s0) continue; /* rows outside sub(X) */
+            if (!xt) {
+                h += sums4(e - s0, x + s0, se, sw, sv, xe + r, xw + r, xv + r, xa + r);
+                continue;
             }
-            if (hd) hd[lj - a->cfirst] = h;
-        } else { /* and column c's sums over each tile of rows, in registers along a run of
-                  * local rows in one tile */
-            double *te = xt + c, *ta = xt + c + NCK * ntt * ext;
-            double ae = 0.0, aw = 0.0, av = 0.0, aa = 0.0;
-            int64_t cur = -1;
-            for (int64_t li = l0; li < l1; li++) {
-                const int64_t r = rm[li];
-                if (r < 0) continue;
-                if (ri[li] != cur) {
-                    if (cur >= 0)
-                        te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
-                            te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
-                    cur = ri[li], ae = aw = av = aa = 0.0;
-                }
-                const double v = x[li], b = fabs(se * v);
-                xe[r] += se * v, xw[r] += sw * v, xv[r] += sv * v, xa[r] += b;
-                ae += se * v, aw += a->rw[li] * v, av += a->rv[li] * v, aa += b;
+            if (ri[s0] != cur) {
+                if (cur >= 0)
+                    xt[c + NCK * cur * ext] += acc[0], xt[c + (NCK * cur + 1) * ext] += acc[1],
+                        xt[c + (NCK * cur + 2) * ext] += acc[2],
+                        xt[c + (NCK * ntt + cur) * ext] += acc[3];
+                cur = ri[s0], acc[0] = acc[1] = acc[2] = acc[3] = 0.0;
             }
-            if (cur >= 0)
-                te[NCK * cur * ext] += ae, te[(NCK * cur + 1) * ext] += aw,
-                    te[(NCK * cur + 2) * ext] += av, ta[cur * ext] += aa;
+            sums4t(e - s0, x + s0, se, sw, sv, a->rw + s0, a->rv + s0, xe + r, xw + r, xv + r,
+                   xa + r, acc);
         }
+        if (cur >= 0)
+            xt[c + NCK * cur * ext] += acc[0], xt[c + (NCK * cur + 1) * ext] += acc[1],
+                xt[c + (NCK * cur + 2) * ext] += acc[2], xt[c + (NCK * ntt + cur) * ext] += acc[3];
+        if (hd) hd[lj - a->cfirst] = h;
     }
 }
 
@@ -288,10 +330,25 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
             ri[li] = rm[li] < 0 ? -1 : rm[li] / T;
         }
     }
+    int64_t *run = NULL, nrun = 0;
+    if (!trans) { /* the runs of consecutive rows of sub(X) (with xt: in one tile), and gaps */
+        run = malloc(sizeof(int64_t) * (size_t)(lr + 1));
+        if (!run) {
+            free(rm), free(cm), free(rw), free(ri), free(hd);
+            return FT_ERR_ALLOC;
+        }
+        for (int64_t li = 0; li < lr; li++)
+            if (li == 0 || (rm[li] < 0) != (rm[li - 1] < 0) ||
+                (rm[li] >= 0 && (rm[li] != rm[li - 1] + 1 || (xt && ri[li] != ri[li - 1]))))
+                run[nrun++] = li;
+        run[nrun] = lr;
+    }
     ts_t a = {.p = p, .X = X, .ld = ld, .lr = lr, .lc = lc, .rows = rows, .ext = ext,
               .ntt = ntt, .cfirst = cfirst, .ndig = ndig, .rm = rm, .cm = cm, .ri = ri,
-              .rw = rw, .rv = rv, .out = out, .xt = xt, .dig = dig, .hd = hd, .trans = trans};
+              .rw = rw, .rv = rv, .out = out, .xt = xt, .dig = dig, .hd = hd, .trans = trans,
+              .run = run, .nrun = nrun};
     ft_team_par(ts_work, &a, (long long)lr * lc);
+    free(run);
     if (hd) dig_parts(hd, ndig, lc - cfirst, dig);
     free(rm), free(cm), free(rw), free(ri), free(hd);
     dist_allsum(g, out, rows, (NCK + 1) * nt);
