@@ -40,6 +40,15 @@ endforeach()
 add_test(NAME test_reduce_cpu_1thread COMMAND test_reduce cpu)
 set_tests_properties(test_reduce_cpu_1thread PROPERTIES LABELS cpu TIMEOUT 300
   ENVIRONMENT FTLA_HOST_THREADS=1)
+# the checkpoint sums' other kernels (checkpoint_host.c; the default is the widest the CPU has)
+foreach(k generic avx2)
+  add_test(NAME test_checkpoint_${k}_cpu COMMAND test_checkpoint)
+  set_tests_properties(test_checkpoint_${k}_cpu PROPERTIES LABELS cpu TIMEOUT 120
+    ENVIRONMENT FTLA_CKP_DOTS=${k})
+  add_test(NAME test_reduce_${k}_cpu COMMAND test_reduce cpu)
+  set_tests_properties(test_reduce_${k}_cpu PROPERTIES LABELS cpu TIMEOUT 300
+    ENVIRONMENT FTLA_CKP_DOTS=${k})
+endforeach()
 
 # test_reflect — the cuda one-launch block-reflector kernel (the recovery's z = Q~^T a_j, the
 # checksum blocks' catch-up) against LAPACK dormqr; cuda only (the host runs the BLAS path).

@@ -131,3 +131,28 @@ void ft_team_par(ft_team_fn fn, void *arg, long long work)
     ft_team_run(&g_team, fn, arg);
     pthread_mutex_unlock(&g_mu);
 }
+
+typedef struct {
+    ft_team_fn fn;
+    void *arg;
+    int nchunk, next;
+} dyn_t;
+
+static void dyn_run(void *p, int t, int nt)
+{
+    (void)t, (void)nt;
+    dyn_t *d = p;
+    for (int c; (c = __atomic_fetch_add(&d->next, 1, __ATOMIC_RELAXED)) < d->nchunk;)
+        d->fn(d->arg, c, d->nchunk);
+}
+
+void ft_team_par_dyn(ft_team_fn fn, void *arg, long long work)
+{
+    const int nt = ft_host_threads();
+    if (nt <= 1 || work < FT_TEAM_MIN_WORK) {
+        fn(arg, 0, 1);
+        return;
+    }
+    dyn_t d = {fn, arg, FT_TEAM_CHUNKS * nt, 0};
+    ft_team_par(dyn_run, &d, work);
+}

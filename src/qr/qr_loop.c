@@ -9,6 +9,7 @@
  */
 #include "core/inject.h"
 #include "core/simd.h"
+#include "core/vec.h"
 #include "core/size.h"
 #include "checkpoint/checkpoint.h"
 #include "qr/qr_internal.h"
@@ -50,19 +51,19 @@ FT_SIMD_CLONES static void seal_vectors(int64_t mi, int64_t c0, int64_t c1, cons
 {
     for (int64_t c = c0; c < c1; c++) {
         const double *a = P + c * ldp;
-        uint64_t s[4] = {0x3ff0000000000000ull, 0, 0, 0}; /* the unit diagonal; zeros add 0 */
+        uint64_t s = 0x3ff0000000000000ull; /* the unit diagonal; zeros add 0 */
         int64_t r = c + 1;
-        for (; r + 4 <= mi; r += 4) {
-            uint64_t w[4];
-            memcpy(w, a + r, sizeof w);
-            s[0] += w[0], s[1] += w[1], s[2] += w[2], s[3] += w[3];
-        }
+#ifdef FT_HAVE_VEC
+        ft_v8u v = {0, 0, 0, 0, 0, 0, 0, 0}; /* sums mod 2^64: any order, the same sum */
+        for (; r + 8 <= mi; r += 8) v += ft_v8u_load(a + r);
+        s += ft_v8u_hsum(v);
+#endif
         for (; r < mi; r++) {
             uint64_t w;
             memcpy(&w, a + r, sizeof w);
-            s[0] += w;
+            s += w;
         }
-        dig[c] = ft_digest_finish(s[0] + s[1] + s[2] + s[3], mi);
+        dig[c] = ft_digest_finish(s, mi);
     }
 }
 

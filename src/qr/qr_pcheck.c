@@ -29,6 +29,7 @@
  */
 #include "backend/host/host_queue.h"
 #include "core/simd.h"
+#include "core/vec.h"
 #include "core/team.h"
 #include "qr/qr_internal.h"
 #include "qr/qr_pcheck.h"
@@ -89,26 +90,50 @@ FT_SIMD_CLONES static void arrive_cols(void *p, int t, int nt)
     for (int64_t c = ib * t / nt; c < ib * (t + 1) / nt; c++) {
         const double *v = a->V + c * a->ldv, *y = a->Y + c * a->ldy;
         uint64_t h = 0;
-        double q[4] = {0, 0, 0, 0}, m = 0.0;
+        double q = 0.0, m = 0.0;
+        int nan = 0;
         int64_t r = 0;
-        for (; r + 4 <= mi; r += 4) {
-            uint64_t b[4];
-            memcpy(b, v + r, sizeof b);
-            h += b[0] + b[1] + b[2] + b[3];
-            for (int u = 0; u < 4; u++) q[u] += v[r + u] * v[r + u];
+#ifdef FT_HAVE_VEC
+        /* eight lanes (vec.h): the scalar loops below were left scalar by the compiler (the
+         * NaN-propagating maximum) and took ~70 % of the checks' pass */
+        ft_v8u vh = {0, 0, 0, 0, 0, 0, 0, 0};
+        ft_v8d vq = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (; r + 8 <= mi; r += 8) {
+            const ft_v8d x = ft_v8d_load(v + r);
+            vh += (ft_v8u)x;
+            vq += x * x;
         }
+        h = ft_v8u_hsum(vh);
+        q = ((vq[0] + vq[1]) + (vq[2] + vq[3])) + ((vq[4] + vq[5]) + (vq[6] + vq[7]));
+#endif
         for (; r < mi; r++) {
             uint64_t b;
             memcpy(&b, v + r, sizeof b);
             h += b;
-            q[0] += v[r] * v[r];
+            q += v[r] * v[r];
         }
         const int64_t t0 = ib < mi ? ib : mi;
         for (r = 0; r < t0; r++) a->top[r + c * a->ldtop] = y[r];
-        for (r = ib; r < mi; r++) m = nanmax_h(m, fabs(y[r]));
+        r = ib;
+#ifdef FT_HAVE_VEC
+        ft_v8d vm = {0, 0, 0, 0, 0, 0, 0, 0};
+        ft_v8l vn = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (; r + 8 <= mi; r += 8) {
+            const ft_v8d x = ft_v8d_abs(ft_v8d_load(y + r));
+            vn |= ft_v8d_isnan(x);
+            vm = ft_v8d_max(vm, x);
+        }
+        m = ft_v8d_hmax(vm);
+        nan = ft_v8l_any(vn);
+#endif
+        for (; r < mi; r++) {
+            const double x = fabs(y[r]);
+            nan |= x != x;
+            m = x > m ? x : m;
+        }
         a->digV[c] = ft_digest_finish(h, mi);
-        a->ss[c] = (q[0] + q[1]) + (q[2] + q[3]);
-        a->cmx[c] = m;
+        a->ss[c] = q;
+        a->cmx[c] = nan ? NAN : m;
     }
 }
 
@@ -116,7 +141,7 @@ static int run_arrive(void *p)
 {
     arrive_args *a = p;
     ft_digest_ref(a->ib, a->ib, a->T, a->ldt, a->digT);
-    ft_team_par(arrive_cols, a, (long long)a->mi * a->ib);
+    ft_team_par_dyn(arrive_cols, a, (long long)a->mi * a->ib);
     return FT_SUCCESS;
 }
 
