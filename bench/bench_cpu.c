@@ -11,7 +11,7 @@
  * dgemm (square NN, alpha 1): openblas = cblas_dgemm; ftla-on = ft_dgemm_ex (policy.protect 1);
  *   ftla-off = ft_dgemm_ex with policy.protect 0. Same host arrays for all; ratio = openblas
  *   median / method median.
- * dgeqrf (square): lapacke = LAPACKE_dgeqrf_work with LAPACK's default block size (workspace
+ * dgeqrf (square, or m x n with -M m): lapacke = LAPACKE_dgeqrf_work with LAPACK's default block size (workspace
  *   from the query, allocated once); blocked = a plain blocked Householder QR written here with
  *   ftla's block size nb (for each panel: the m-i x ib panel by LAPACKE_dgeqr2_work when ib <= 16
  *   else LAPACKE_dgeqrf_work, as ftla's host panel does; LAPACKE_dlarft_work('F','C');
@@ -41,6 +41,7 @@
 
 typedef struct {
     int ns[BENCH_MAX_SIZES], nn;
+    int m; /* dgeqrf rows (-M; 0: square) */
     double betas[8];
     int nbeta;
     int nb, runs, warmup, do_gemm, do_qr;
@@ -50,7 +51,7 @@ typedef struct {
 static void usage(const char *p)
 {
     fprintf(stderr,
-            "usage: %s [-N n[,n...]] [--beta b[,b...]] [--nb NB] [--runs R] [--warmup W]\n"
+            "usage: %s [-N n[,n...]] [-M m] [--beta b[,b...]] [--nb NB] [--runs R] [--warmup W]\n"
             "          [--ops dgemm|dgeqrf|all] [--seed S]\n",
             p);
     exit(2);
@@ -68,6 +69,7 @@ static void parse(int argc, char **argv, opts_t *o)
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help") || !v) usage(argv[0]);
         else if (!strcmp(a, "-N")) bench_parse_list(v, a, o->ns, &o->nn, 1, INT_MAX), i++;
+        else if (!strcmp(a, "-M")) o->m = bench_parse_int(v, a, 1, INT_MAX), i++;
         else if (!strcmp(a, "--nb")) o->nb = bench_parse_int(v, a, 1, 4096), i++;
         else if (!strcmp(a, "--runs")) o->runs = bench_parse_int(v, a, 1, 1000), i++;
         else if (!strcmp(a, "--warmup")) o->warmup = bench_parse_int(v, a, 1, 100), i++;
@@ -205,7 +207,7 @@ enum { Q_LAPACKE = 0, Q_BLOCKED = 1, Q_ON = 2, Q_OFF = 3, NQ = 4 };
 
 static void bench_qr(const opts_t *o, int n, ft_context_t *ctx, ft_policy_t *pol)
 {
-    const int m = n, k = n;
+    const int m = o->m ? o->m : n, k = m < n ? m : n;
     const size_t sz = (size_t)m * n;
     /* ftla's block size: --nb, else its automatic rule; always handed to ftla explicitly */
     int nb = o->nb ? o->nb : (n < 1024 ? 32 : 64);

@@ -114,10 +114,10 @@ int ft_host_threads(void)
     return n;
 }
 
-void ft_team_par(ft_team_fn fn, void *arg, long long work)
+static void team_par(ft_team_fn fn, void *arg, long long work, long long min)
 {
     const int nt = ft_host_threads();
-    if (nt <= 1 || work < FT_TEAM_MIN_WORK || pthread_mutex_trylock(&g_mu) != 0) {
+    if (nt <= 1 || work < min || pthread_mutex_trylock(&g_mu) != 0) {
         fn(arg, 0, 1);
         return;
     }
@@ -130,6 +130,11 @@ void ft_team_par(ft_team_fn fn, void *arg, long long work)
     }
     ft_team_run(&g_team, fn, arg);
     pthread_mutex_unlock(&g_mu);
+}
+
+void ft_team_par(ft_team_fn fn, void *arg, long long work)
+{
+    team_par(fn, arg, work, FT_TEAM_MIN_WORK);
 }
 
 typedef struct {
@@ -148,11 +153,12 @@ static void dyn_run(void *p, int t, int nt)
 
 void ft_team_par_dyn(ft_team_fn fn, void *arg, long long work)
 {
+    /* (a threshold of 2^17 for the QR's per-panel passes, 2 MB each: no faster, bench/NOTES.md) */
     const int nt = ft_host_threads();
     if (nt <= 1 || work < FT_TEAM_MIN_WORK) {
         fn(arg, 0, 1);
         return;
     }
     dyn_t d = {fn, arg, FT_TEAM_CHUNKS * nt, 0};
-    ft_team_par(dyn_run, &d, work);
+    team_par(dyn_run, &d, work, FT_TEAM_MIN_WORK);
 }

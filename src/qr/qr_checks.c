@@ -19,6 +19,7 @@
  *     (FT_ERR_NOT_RECOVERED).
  * Threshold: abft_qr_tau (src/abft/abft.h) from the column norms of the original A.
  */
+#include "backend/host/host_queue.h"
 #include "qr/qr_internal.h"
 
 #include <float.h>
@@ -38,8 +39,16 @@ int qr_encode(qr_t *g)
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n;
     const double t0 = ft_wtime();
-    /* ||a_j||_1 and max_i |a_ij|, in one read of A */
-    FT_CHECK(be->col_asum_max(g->qm, m, n, g->dA, g->ldda, g->dN1, g->dMx));
+    /* ||a_j||_1 and max_i |a_ij|, in one read of A; on the host backend the same read takes the
+     * copy of A for recovery (qr_source_begin): a separate memcpy of A had cost about as much
+     * as this pass (bench/NOTES.md, issue 11 session 7) */
+    if (g->src_enc) {
+        FT_CHECK(ft_host_col_asum_max_copy(g->qm, m, n, g->dA, g->ldda, g->dN1, g->dMx,
+                                           g->src_enc, g->ldsrc));
+        g->src_enc = NULL; /* taken once, of the input */
+    } else {
+        FT_CHECK(be->col_asum_max(g->qm, m, n, g->dA, g->ldda, g->dN1, g->dMx));
+    }
     FT_CHECK(be->get_matrix(g->qm, n, 1, g->dN1, n, g->hN, n));
     FT_CHECK(be->get_matrix(g->qm, n, 1, g->dMx, n, g->hN + n, n));
     FT_CHECK(be->sync(g->qm));

@@ -144,6 +144,7 @@ typedef struct {
     int64_t ldsrc;
     ft_queue_t *qcp;    /* the copy of A is taken on it; the first write to A waits for it */
     int cp_pending;
+    double *src_enc;    /* the host backend: the copy of A to take in qr_encode's pass (or NULL) */
     qr_path_t path;
     struct ft_qrf *qrf; /* QR_PATH_UPDATE: where the rotations go (may be NULL: ft_dgels) */
     int64_t refactor_from; /* a re-factorization was asked for from this panel step (-1: no) */

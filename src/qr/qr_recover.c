@@ -34,6 +34,7 @@ int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda)
     const int64_t m = g->m, n = g->n;
     g->src = QR_SRC_NONE;
     g->cp_pending = 0;
+    g->src_enc = NULL;
     if (!g->protect) return FT_SUCCESS;
     if (g->ctx->colsrc) {
         g->src = QR_SRC_FN;
@@ -56,9 +57,15 @@ int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda)
         FT_CHECK(be->copy_matrix(g->qcp, m, n, g->dA, g->ldda, p, m));
         g->src = QR_SRC_DEVICE;
     } else if (ft_call_pinned_doubles(g->call, e, &p) == FT_SUCCESS) {
+        g->src = QR_SRC_HOST;
+        if (g->host) { /* taken by the encoding's read of A, before anything writes A */
+            g->src_enc = p;
+            g->srcA = p;
+            g->ldsrc = m;
+            return FT_SUCCESS;
+        }
         FT_CHECK(be->fork(g->qm, g->qcp));
         FT_CHECK(be->get_matrix(g->qcp, m, n, g->dA, g->ldda, p, m));
-        g->src = QR_SRC_HOST;
     } else {
         ft_log(g->ctx, 1, "dgeqrf: no memory for a copy of A: propagated errors will be reported, "
                           "not recovered");

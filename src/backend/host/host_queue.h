@@ -26,6 +26,11 @@ int ft_host_deferred(void);
 void ft_host_set_deferred(int mode);
 
 /* The host reductions, run at once (for use inside a task; backend.h gives their semantics). */
+/* The host backend's col_asum_max (||x_c||_1 and max |x_ic| of every column) that also copies X
+ * to copy (ld ldc) from the same loads, with non-temporal stores (host_reduce.c): ft_dgeqrf's
+ * copy of A for recovery taken by its encoding's pass (qr_source_begin, qr_encode). */
+int ft_host_col_asum_max_copy(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                              int64_t ldx, double *asum, double *amax, double *copy, int64_t ldc);
 int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                            int64_t T, double scale, double *sums, int64_t lds, double *abss,
                            int64_t ldabs);

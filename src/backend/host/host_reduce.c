@@ -9,6 +9,9 @@
 #include "core/vec.h"
 #include "core/team.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,7 +334,23 @@ typedef struct {
     int64_t rows, cols, ldx;
     const double *X;
     double *asum, *amax;
+    double *copy; /* NULL, or X copied here (ld ldc) from the same loads */
+    int64_t ldc;
 } asummax_args;
+
+/* n elements of src to dst with non-temporal stores (neither read first nor kept in the cache:
+ * the copy is read again only by a recovery); the caller fences. */
+static void stream_copy(double *dst, const double *src, int64_t n)
+{
+#if defined(__SSE2__)
+    int64_t i = 0;
+    if (n > 0 && (uintptr_t)dst % 16) dst[0] = src[0], i = 1;
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+#else
+    memcpy(dst, src, (size_t)n * sizeof(double));
+#endif
+}
 
 FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
 {
@@ -347,14 +366,25 @@ FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
          * compiler leaves that loop scalar: vec.h) */
         ft_v8d vs = {0, 0, 0, 0, 0, 0, 0, 0}, vm = vs;
         ft_v8l vn = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (; r + 8 <= n; r += 8) {
-            const ft_v8d v = ft_v8d_abs(ft_v8d_load(x + r));
-            vs += v;
-            vn |= ft_v8d_isnan(v);
-            vm = ft_v8d_max(vm, v);
+        double *cp = a->copy ? a->copy + c * a->ldc : NULL;
+        /* the copy by runs of 256 rows right behind their sums, while they are in L1 */
+        for (int64_t r1 = r; r + 8 <= n; r = r1) {
+            r1 = r + 256 < n ? r + 256 : n;
+            int64_t e = r;
+            for (; e + 8 <= r1; e += 8) {
+                const ft_v8d v = ft_v8d_abs(ft_v8d_load(x + e));
+                vs += v;
+                vn |= ft_v8d_isnan(v);
+                vm = ft_v8d_max(vm, v);
+            }
+            if (cp) stream_copy(cp + r, x + r, e - r);
+            r1 = e;
         }
         for (int u = 0; u < 8; u++) s[u] = vs[u], m[u] = vm[u];
         nan = ft_v8l_any(vn);
+        if (cp) stream_copy(cp + r, x + r, n - r); /* the rows the loops below sum */
+#else
+        if (a->copy) memcpy(a->copy + c * a->ldc, x, (size_t)n * sizeof(double));
 #endif
         for (; r + 8 <= n; r += 8)
             for (int u = 0; u < 8; u++) {
@@ -373,6 +403,9 @@ FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
         a->asum[c] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
         a->amax[c] = nan ? NAN : m[0]; /* once NaN, stays NaN */
     }
+#if defined(__SSE2__)
+    if (a->copy) _mm_sfence(); /* this thread's streamed copy complete before the join */
+#endif
 }
 
 static int run_col_asum_max(void *p)
@@ -385,7 +418,15 @@ static int run_col_asum_max(void *p)
 int ft_host_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *asum, double *amax)
 {
-    asummax_args a = {rows, cols, ldx, X, asum, amax};
+    asummax_args a = {rows, cols, ldx, X, asum, amax, NULL, 0};
+    return ft_host_submit(q, run_col_asum_max, &a, sizeof a);
+}
+
+int ft_host_col_asum_max_copy(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                              int64_t ldx, double *asum, double *amax, double *copy, int64_t ldc)
+{
+    if (rows < 0 || cols < 0 || (copy && cols > 1 && ldc < rows)) return FT_ERR_INTERNAL;
+    asummax_args a = {rows, cols, ldx, X, asum, amax, copy, ldc};
     return ft_host_submit(q, run_col_asum_max, &a, sizeof a);
 }
 
