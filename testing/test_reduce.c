@@ -10,6 +10,9 @@
  *   - qr_res_sizes (a clean check's residual sizes): maxima exact, norms within 1e-13, at
  *     every scale, NaN and Inf counted as Inf;
  *   - col_asum_max (the norms of the encode): sums and maxima of |a| by column, NaN kept;
+ *   - the host backend's fused encoding (ft_host_qr_encode: qr_wsums at i = 0, the norms and a
+ *     copy of A in one read): X and the copy bit for bit, the norms as col_asum_max's (integer
+ *     data: exact), NaN kept, rows not a multiple of the row blocks, ld > m;
  *   - the checkpoint sums of Q (checkpoint.h, the backend's kernel table): equal to
  *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows;
  *   - the panel's check on arrival (qr_pcheck.h, the backend's kernel table): the digests of
@@ -23,6 +26,7 @@
  *   test_reduce cuda --bench        qr_wsums and the checkpoint sums on 16384 x 16384 and
  *                                   32768 x 8192: ms (median of 7) and GB/s of what they read
  */
+#include "backend/host/host_queue.h"
 #include "checkpoint/checkpoint.h"
 #include "core/call.h"
 #include "qr/qr_internal.h"
@@ -54,6 +58,8 @@ static int setup(env_t *e, ft_device_t dev, int64_t elems_a, int64_t elems_ew, i
     e->dS = (uint64_t *)(e->dX + elems_x);
     return FT_SUCCESS;
 }
+
+static int same_nan(double a, double b) { return (a != a && b != b) || a == b; }
 
 /* X(l, nw b + c) = sum over j in block b, j >= min(l, i), of A(l, j) EW(j, nw b + c). */
 static void wsums_ref(int64_t m, int64_t n, int64_t i, const double *A, int64_t lda,
@@ -139,6 +145,46 @@ static void norms_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t n)
         if (!ok) break;
     }
     free(A), free(out);
+}
+
+/* ft_host_qr_encode against qr_wsums (i = 0), col_asum_max and a copy (host backend only). */
+static void encode_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t n, int64_t nbc, int nan)
+{
+    const int64_t lda = m + 5, B = (n + nbc - 1) / nbc, cx = QR_NCS * B;
+    double *A = tu_malloc(lda * n), *EW = tu_malloc(n * QR_NCS), *X = tu_malloc(m * cx);
+    double *R = tu_malloc(m * cx), *cp = tu_malloc(m * n), *nrm = tu_malloc(4 * n);
+    double *scr = tu_malloc(ft_host_qr_encode_scratch(m, n));
+    for (int64_t x = 0; x < lda * n; x++)
+        A[x] = (double)((int64_t)(tu_uniform(rng) * 2097152.0) - 1048576);
+    if (nan && n > 2 && m > 1) A[(m - 1) + 1 * lda] = NAN, A[0 + 2 * lda] = -INFINITY;
+    for (int64_t j = 0; j < n; j++)
+        for (int c = 0; c < QR_NCS; c++)
+            EW[j + c * n] = (double)(1 + (j * (2 * c + 3)) % 4095) / 4096.0;
+    for (int64_t x = 0; x < m * n; x++) cp[x] = -1.0;
+    ft_queue_t *q = e->q;
+    int st = ft_host_qr_wsums(q, m, n, 0, A, lda, EW, n, nbc, QR_NCS, R, m);
+    if (!st) st = ft_host_col_asum_max(q, m, n, A, lda, nrm + 2 * n, nrm + 3 * n);
+    if (!st) st = ft_host_qr_encode(q, m, n, A, lda, EW, n, nbc, QR_NCS, X, m, nrm, nrm + n, scr,
+                                    cp, m);
+    if (!st) st = e->be->sync(q);
+    TU_CHECK(st == 0, "qr_encode m %lld n %lld: %s", (long long)m, (long long)n, ft_strerror(st));
+    int64_t bad = -1;
+    for (int64_t x = 0; x < m * cx && bad < 0 && !st; x++)
+        if (memcmp(&X[x], &R[x], sizeof X[x])) bad = x;
+    TU_CHECK(bad < 0, "qr_encode m %lld n %lld nbc %lld: X(%lld) = %.17g, qr_wsums %.17g",
+             (long long)m, (long long)n, (long long)nbc, (long long)bad, bad < 0 ? 0.0 : X[bad],
+             bad < 0 ? 0.0 : R[bad]);
+    for (int64_t j = 0; j < n && bad < 0 && !st; j++)
+        if (memcmp(cp + j * m, A + j * lda, (size_t)m * sizeof *cp)) bad = j;
+    TU_CHECK(bad < 0, "qr_encode m %lld n %lld: the copy of column %lld differs", (long long)m,
+             (long long)n, (long long)bad);
+    for (int64_t j = 0; j < n && !st; j++) {
+        const int ok = same_nan(nrm[j], nrm[2 * n + j]) && same_nan(nrm[n + j], nrm[3 * n + j]);
+        TU_CHECK(ok, "qr_encode m %lld column %lld: norms %.17g %.17g, col_asum_max %.17g %.17g",
+                 (long long)m, (long long)j, nrm[j], nrm[n + j], nrm[2 * n + j], nrm[3 * n + j]);
+        if (!ok) break;
+    }
+    free(A), free(EW), free(X), free(R), free(cp), free(nrm), free(scr);
 }
 
 /* qr_res_sizes: max |C - X| (NaN as Inf) and ||C - X||_2 by column, against long double;
@@ -433,6 +479,15 @@ int main(int argc, char **argv)
         for (size_t s = 0; s < sizeof ns / sizeof ns[0]; s++) {
             if (small && ns[s][0] > 300) continue;
             norms_case(&e, &rng, ns[s][0], ns[s][1]);
+        }
+        if (dev == FT_DEVICE_CPU) {
+            const int64_t es[][3] = {{1, 1, 32},   {7, 5, 32},     {255, 40, 32},
+                                     {257, 300, 64}, {1000, 700, 128}, {3000, 2500, 1024}};
+            for (size_t s = 0; s < sizeof es / sizeof es[0]; s++) {
+                if (small && es[s][0] > 300) continue;
+                for (int nan = 0; nan < 2; nan++)
+                    encode_case(&e, &rng, es[s][0], es[s][1], es[s][2], nan);
+            }
         }
         const int64_t ms[] = {0, 1, 3, 257, 4099};
         for (size_t s = 0; s < sizeof ms / sizeof ms[0]; s++)

@@ -29,6 +29,24 @@
 #define MAX_SINGLE 64 /* failing rows examined one by one for single-element errors */
 #define QR_VERIFY_BLOCKS 128 /* checksum blocks whose analyses a check keeps (n <= 128 K) */
 
+/* The weights of the checksum columns for the current sigma (qr_wsums' EW) into hEW and dEW:
+ * block-diagonal, columns 3b, 3b+1, 3b+2 carry [sigma e, sigma w, sigma v] on block b's columns
+ * (local weights w_jj = abft_weight(jj, W), v_jj = abft_weight_perm(jj, W), W = abft_wden(nbc))
+ * and zeros elsewhere. Two checksums identify one error; the third, in an order unrelated to w,
+ * confirms it: a second error in the same row that a correction absorbed, or two errors
+ * cancelling in one checksum, show in it (issue 7). */
+static int set_weights(qr_t *g)
+{
+    const int64_t n = g->n, nbc = g->nbc;
+    for (int64_t j = 0; j < n; j++) { /* column j's three weights in its block (qr_wsums) */
+        const int64_t b = j / nbc;
+        g->hEW[j] = g->sigma;
+        g->hEW[j + n] = g->sigma * abft_weight(j - b * nbc, g->W);
+        g->hEW[j + 2 * n] = g->sigma * abft_weight_perm(j - b * nbc, g->W);
+    }
+    return g->be->set_matrix(g->qm, n, QR_NCS, g->hEW, n, g->dEW, n);
+}
+
 /* Checksums and the norms of the original A. The norms come first (one wait for the device):
  * they choose the power-of-two scale sigma of the checksum columns, c = A (sigma e),
  * v = A (sigma w), so that the row sums of data near the overflow threshold stay finite
@@ -37,16 +55,24 @@
 int qr_encode(qr_t *g)
 {
     const ft_backend_t *be = g->be;
-    const int64_t m = g->m, n = g->n;
+    const int64_t m = g->m, n = g->n, B = g->ncb, nbc = g->nbc;
     const double t0 = ft_wtime();
-    /* ||a_j||_1 and max_i |a_ij|, in one read of A; on the host backend the same read takes the
-     * copy of A for recovery (qr_source_begin): a separate memcpy of A had cost about as much
-     * as this pass (bench/NOTES.md, issue 11 session 7) */
-    if (g->src_enc) {
-        FT_CHECK(ft_host_col_asum_max_copy(g->qm, m, n, g->dA, g->ldda, g->dN1, g->dMx,
-                                           g->src_enc, g->ldsrc));
+    /* the host backend: one read of A for everything below — the checksums with sigma = 1
+     * (again with the sigma found, when it is not 1: data near overflow), the columns' norms and
+     * the copy of A for recovery (qr_source_begin). Three reads and a memcpy had cost 20-25 ms of
+     * a 4096 x 2048 factorization's 0.4 s on two cores (bench/NOTES.md, issue 11 session 7). */
+    int fused = 0;
+    if (g->host && m > 0 && n > 0 && nbc <= 1024) {
+        double *scr;
+        FT_CHECK(ft_call_pinned_doubles(g->call, ft_host_qr_encode_scratch(m, n), &scr));
+        g->sigma = 1.0;
+        FT_CHECK(set_weights(g));
+        FT_CHECK(ft_host_qr_encode(g->qm, m, n, g->dA, g->ldda, g->dEW, n, nbc, QR_NCS, g->dCS,
+                                   m, g->dN1, g->dMx, scr, g->src_enc, g->ldsrc));
         g->src_enc = NULL; /* taken once, of the input */
+        fused = 1;
     } else {
+        /* ||a_j||_1 and max_i |a_ij|, in one read of A */
         FT_CHECK(be->col_asum_max(g->qm, m, n, g->dA, g->ldda, g->dN1, g->dMx));
     }
     FT_CHECK(be->get_matrix(g->qm, n, 1, g->dN1, n, g->hN, n));
@@ -61,20 +87,10 @@ int qr_encode(qr_t *g)
         frexp(amax * (double)n, &e); /* amax n < 2^e */
         g->sigma = ldexp(1.0, 1000 - e);
     }
-    /* block-diagonal weights: columns 3b, 3b+1, 3b+2 carry [sigma e, sigma w, sigma v] on block
-     * b's columns (local weights w_jj = abft_weight(jj, W), v_jj = abft_weight_perm(jj, W),
-     * W = abft_wden(nbc)) and zeros elsewhere. Two checksums identify one error; the third, in
-     * an order unrelated to w, confirms it: a second error in the same row that a correction
-     * absorbed, or two errors cancelling in one checksum, show in it (issue 7). */
-    const int64_t B = g->ncb, nbc = g->nbc;
-    for (int64_t j = 0; j < n; j++) { /* column j's three weights in its block (qr_wsums) */
-        const int64_t b = j / nbc;
-        g->hEW[j] = g->sigma;
-        g->hEW[j + n] = g->sigma * abft_weight(j - b * nbc, g->W);
-        g->hEW[j + 2 * n] = g->sigma * abft_weight_perm(j - b * nbc, g->W);
+    if (!fused || g->sigma != 1.0) {
+        FT_CHECK(set_weights(g));
+        FT_CHECK(be->qr_wsums(g->qm, m, n, 0, g->dA, g->ldda, g->dEW, n, nbc, QR_NCS, g->dCS, m));
     }
-    FT_CHECK(be->set_matrix(g->qm, n, QR_NCS, g->hEW, n, g->dEW, n));
-    FT_CHECK(be->qr_wsums(g->qm, m, n, 0, g->dA, g->ldda, g->dEW, n, nbc, QR_NCS, g->dCS, m));
     /* the plain checksum of every block (columns 0, 3, 6, ...) for the thresholds */
     FT_CHECK(be->get_matrix(g->qm, m, B, g->dCS, QR_NCS * m, g->hN + 2 * n, m));
     g->tc_enc += ft_wtime() - t0;

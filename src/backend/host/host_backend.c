@@ -514,15 +514,10 @@ static int h_unit_lower(ft_queue_t *q, int64_t n, double *A, int64_t lda)
 int ft_host_block_sums(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
                        int64_t ldx, int64_t T, double scale, double *sums, int64_t lds, double *abss,
                        int64_t ldabs);
-int ft_host_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
-                     int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
-                     int64_t ldx);
 int ft_host_qr_res_sizes(ft_queue_t *q, int64_t m, int64_t nc, const double *C, const double *X,
                          int64_t ld, double *out);
 int ft_host_col_absmax(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                        double *out);
-int ft_host_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
-                         int64_t ldx, double *asum, double *amax);
 int ft_host_digest(ft_queue_t *q, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                    uint64_t *out);
 

@@ -26,11 +26,21 @@ int ft_host_deferred(void);
 void ft_host_set_deferred(int mode);
 
 /* The host reductions, run at once (for use inside a task; backend.h gives their semantics). */
-/* The host backend's col_asum_max (||x_c||_1 and max |x_ic| of every column) that also copies X
- * to copy (ld ldc) from the same loads, with non-temporal stores (host_reduce.c): ft_dgeqrf's
- * copy of A for recovery taken by its encoding's pass (qr_source_begin, qr_encode). */
-int ft_host_col_asum_max_copy(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
-                              int64_t ldx, double *asum, double *amax, double *copy, int64_t ldc);
+/* host_reduce.c: the backend's generic reductions (backend.h), for the host code that calls them
+ * directly (tests) */
+int ft_host_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const double *A,
+                     int64_t lda, const double *EW, int64_t ldew, int64_t nbc, int nw, double *X,
+                     int64_t ldx);
+int ft_host_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
+                         int64_t ldx, double *asum, double *amax);
+/* The host backend's whole encoding pass of ft_dgeqrf in one read of A: qr_wsums at i = 0 (X, with
+ * the weights EW), the columns' col_asum_max (asum, amax: the same quantities, summed by row
+ * blocks) and, when copy is not NULL, A copied there (ld ldc, non-temporal stores). scratch:
+ * ft_host_qr_encode_scratch(m, n) doubles. */
+int64_t ft_host_qr_encode_scratch(int64_t m, int64_t n);
+int ft_host_qr_encode(ft_queue_t *q, int64_t m, int64_t n, const double *A, int64_t lda,
+                      const double *EW, int64_t ldew, int64_t nbc, int nw, double *X, int64_t ldx,
+                      double *asum, double *amax, double *scratch, double *copy, int64_t ldc);
 int ft_host_block_sums_now(char trans, int64_t rows, int64_t cols, const double *X, int64_t ldx,
                            int64_t T, double scale, double *sums, int64_t lds, double *abss,
                            int64_t ldabs);

@@ -161,12 +161,74 @@ typedef struct {
     int nw;
     const double *A, *EW;
     double *X;
+    /* the encoding's fused pass (i = 0, ft_host_qr_encode), else NULL: per row block rb and
+     * column j, the partial sum of |a_rj| and max |a_rj| (NaN if any is) at [rb + j nrb]; and
+     * A copied to copy (ld ldc) */
+    double *psum, *pmax, *copy;
+    int64_t ldc;
+    double *asum, *amax; /* the columns' norms from the parts (n each) */
 } ws_args;
+
+/* n elements of src to dst with non-temporal stores (neither read first nor kept in the cache:
+ * the copy is read again only by a recovery); the caller fences. */
+static void stream_copy(double *dst, const double *src, int64_t n)
+{
+#if defined(__SSE2__)
+    int64_t i = 0;
+    if (n > 0 && (uintptr_t)dst % 16) dst[0] = src[0], i = 1;
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+#else
+    memcpy(dst, src, (size_t)n * sizeof(double));
+#endif
+}
+
+/* rows [r0, r1) of column x: eight-lane sum and NaN-propagating maximum of |x| into *ps, *pm */
+FT_SIMD_CLONES static void seg_asum_max(const double *x, int64_t r0, int64_t r1, double *ps,
+                                        double *pm)
+{
+    double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, m = 0.0;
+    int nan = 0;
+    int64_t r = r0;
+#ifdef FT_HAVE_VEC
+    ft_v8d vs = {0, 0, 0, 0, 0, 0, 0, 0}, vm = vs;
+    ft_v8l vn = {0, 0, 0, 0, 0, 0, 0, 0};
+    for (; r + 8 <= r1; r += 8) {
+        const ft_v8d v = ft_v8d_abs(ft_v8d_load(x + r));
+        vs += v;
+        vn |= ft_v8d_isnan(v);
+        vm = ft_v8d_max(vm, v);
+    }
+    for (int u = 0; u < 8; u++) s[u] = vs[u];
+    m = ft_v8d_hmax(vm);
+    nan = ft_v8l_any(vn);
+#endif
+    for (; r < r1; r++) {
+        const double v = fabs(x[r]);
+        s[0] += v;
+        nan |= v != v;
+        m = v > m ? v : m;
+    }
+    *ps = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    *pm = nan ? NAN : m;
+}
 
 /* backend.h qr_wsums: a range of RB rows at a time, the block's columns swept left to right
  * (column j < i adds to rows [0, j], a column j >= i to every row), the nw sums of a row kept
  * in a small buffer so that the inner loop is contiguous in the rows. */
 enum { RB = 256 };
+
+/* the encoding's fused work on columns [ja, jb), rows [r0, r1) (in L1 after the sums' sweep) */
+static void fused_cols(const ws_args *a, int64_t ja, int64_t jb, int64_t r0, int64_t r1)
+{
+    const int64_t nrb = (a->m + RB - 1) / RB, rb = r0 / RB;
+    for (int64_t j = ja; j < jb; j++) {
+        const double *x = a->A + j * a->lda;
+        seg_asum_max(x, r0, r1, a->psum + rb + j * nrb, a->pmax + rb + j * nrb);
+        if (a->copy) stream_copy(a->copy + r0 + j * a->ldc, x + r0, r1 - r0);
+    }
+}
+
 FT_SIMD_CLONES static void wsums_part(void *p, int t, int nt)
 {
     const ws_args *a = p;
@@ -195,6 +257,7 @@ FT_SIMD_CLONES static void wsums_part(void *p, int t, int nt)
                         for (int64_t r = r0; r < r1; r++)
                             sc[r] += (x0[r] * w0 + x1[r] * w1) + (x2[r] * w2 + x3[r] * w3);
                     }
+                    if (a->psum) fused_cols(a, j, j + 4, r0, r1);
                     j += 4;
                     continue;
                 }
@@ -206,6 +269,7 @@ FT_SIMD_CLONES static void wsums_part(void *p, int t, int nt)
                         double *sc = s[c] - r0;
                         for (int64_t r = r0; r < e; r++) sc[r] += x[r] * w;
                     }
+                    if (a->psum) fused_cols(a, j, j + 1, r0, r1); /* i = 0 there: e = r1 */
                 }
                 j++;
             }
@@ -214,6 +278,9 @@ FT_SIMD_CLONES static void wsums_part(void *p, int t, int nt)
                        (size_t)(r1 - r0) * sizeof(double));
         }
     }
+#if defined(__SSE2__)
+    if (a->copy) _mm_sfence(); /* this thread's streamed copy complete before the join */
+#endif
 }
 
 static int run_wsums(void *p)
@@ -232,8 +299,46 @@ int ft_host_qr_wsums(ft_queue_t *q, int64_t m, int64_t n, int64_t i, const doubl
     if (m < 0 || n < 0 || i < 0 || nbc < 1 || nbc > 1024 || nw < 1 || nw > 3)
         return FT_ERR_INTERNAL;
     if (m == 0 || n == 0) return FT_SUCCESS;
-    ws_args a = {m, n, i, lda, ldew, nbc, ldx, nw, A, EW, X};
+    ws_args a = {.m = m, .n = n, .i = i, .lda = lda, .ldew = ldew, .nbc = nbc, .ldx = ldx,
+                 .nw = nw, .A = A, .EW = EW, .X = X};
     return ft_host_submit(q, run_wsums, &a, sizeof a);
+}
+
+static int run_encode(void *p)
+{
+    const ws_args *a = p;
+    run_wsums(p);
+    /* the columns' norms from the row blocks' parts, in their order (whatever the threads) */
+    const int64_t nrb = (a->m + RB - 1) / RB;
+    for (int64_t j = 0; j < a->n; j++) {
+        const double *ps = a->psum + j * nrb, *pm = a->pmax + j * nrb;
+        double s = 0.0, mx = 0.0;
+        int nan = 0;
+        for (int64_t rb = 0; rb < nrb; rb++) {
+            s += ps[rb];
+            nan |= pm[rb] != pm[rb];
+            mx = pm[rb] > mx ? pm[rb] : mx;
+        }
+        a->asum[j] = s;
+        a->amax[j] = nan ? NAN : mx;
+    }
+    return FT_SUCCESS;
+}
+
+int64_t ft_host_qr_encode_scratch(int64_t m, int64_t n) { return 2 * ((m + RB - 1) / RB) * n; }
+
+int ft_host_qr_encode(ft_queue_t *q, int64_t m, int64_t n, const double *A, int64_t lda,
+                      const double *EW, int64_t ldew, int64_t nbc, int nw, double *X, int64_t ldx,
+                      double *asum, double *amax, double *scratch, double *copy, int64_t ldc)
+{
+    if (m < 1 || n < 1 || nbc < 1 || nbc > 1024 || nw < 1 || nw > 3 || !scratch ||
+        (copy && ldc < m))
+        return FT_ERR_INTERNAL;
+    const int64_t nrb = (m + RB - 1) / RB;
+    ws_args a = {.m = m, .n = n, .i = 0, .lda = lda, .ldew = ldew, .nbc = nbc, .ldx = ldx,
+                 .nw = nw, .A = A, .EW = EW, .X = X, .psum = scratch,
+                 .pmax = scratch + nrb * n, .copy = copy, .ldc = ldc, .asum = asum, .amax = amax};
+    return ft_host_submit(q, run_encode, &a, sizeof a);
 }
 
 typedef struct {
@@ -334,23 +439,8 @@ typedef struct {
     int64_t rows, cols, ldx;
     const double *X;
     double *asum, *amax;
-    double *copy; /* NULL, or X copied here (ld ldc) from the same loads */
-    int64_t ldc;
 } asummax_args;
 
-/* n elements of src to dst with non-temporal stores (neither read first nor kept in the cache:
- * the copy is read again only by a recovery); the caller fences. */
-static void stream_copy(double *dst, const double *src, int64_t n)
-{
-#if defined(__SSE2__)
-    int64_t i = 0;
-    if (n > 0 && (uintptr_t)dst % 16) dst[0] = src[0], i = 1;
-    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
-    for (; i < n; i++) dst[i] = src[i];
-#else
-    memcpy(dst, src, (size_t)n * sizeof(double));
-#endif
-}
 
 FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
 {
@@ -366,25 +456,14 @@ FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
          * compiler leaves that loop scalar: vec.h) */
         ft_v8d vs = {0, 0, 0, 0, 0, 0, 0, 0}, vm = vs;
         ft_v8l vn = {0, 0, 0, 0, 0, 0, 0, 0};
-        double *cp = a->copy ? a->copy + c * a->ldc : NULL;
-        /* the copy by runs of 256 rows right behind their sums, while they are in L1 */
-        for (int64_t r1 = r; r + 8 <= n; r = r1) {
-            r1 = r + 256 < n ? r + 256 : n;
-            int64_t e = r;
-            for (; e + 8 <= r1; e += 8) {
-                const ft_v8d v = ft_v8d_abs(ft_v8d_load(x + e));
-                vs += v;
-                vn |= ft_v8d_isnan(v);
-                vm = ft_v8d_max(vm, v);
-            }
-            if (cp) stream_copy(cp + r, x + r, e - r);
-            r1 = e;
+        for (; r + 8 <= n; r += 8) {
+            const ft_v8d v = ft_v8d_abs(ft_v8d_load(x + r));
+            vs += v;
+            vn |= ft_v8d_isnan(v);
+            vm = ft_v8d_max(vm, v);
         }
         for (int u = 0; u < 8; u++) s[u] = vs[u], m[u] = vm[u];
         nan = ft_v8l_any(vn);
-        if (cp) stream_copy(cp + r, x + r, n - r); /* the rows the loops below sum */
-#else
-        if (a->copy) memcpy(a->copy + c * a->ldc, x, (size_t)n * sizeof(double));
 #endif
         for (; r + 8 <= n; r += 8)
             for (int u = 0; u < 8; u++) {
@@ -403,9 +482,6 @@ FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
         a->asum[c] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
         a->amax[c] = nan ? NAN : m[0]; /* once NaN, stays NaN */
     }
-#if defined(__SSE2__)
-    if (a->copy) _mm_sfence(); /* this thread's streamed copy complete before the join */
-#endif
 }
 
 static int run_col_asum_max(void *p)
@@ -418,15 +494,7 @@ static int run_col_asum_max(void *p)
 int ft_host_col_asum_max(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
                          int64_t ldx, double *asum, double *amax)
 {
-    asummax_args a = {rows, cols, ldx, X, asum, amax, NULL, 0};
-    return ft_host_submit(q, run_col_asum_max, &a, sizeof a);
-}
-
-int ft_host_col_asum_max_copy(ft_queue_t *q, int64_t rows, int64_t cols, const double *X,
-                              int64_t ldx, double *asum, double *amax, double *copy, int64_t ldc)
-{
-    if (rows < 0 || cols < 0 || (copy && cols > 1 && ldc < rows)) return FT_ERR_INTERNAL;
-    asummax_args a = {rows, cols, ldx, X, asum, amax, copy, ldc};
+    asummax_args a = {rows, cols, ldx, X, asum, amax};
     return ft_host_submit(q, run_col_asum_max, &a, sizeof a);
 }
 
