@@ -6,15 +6,13 @@
 #include "core/context.h"
 #include "core/simd.h"
 #include "core/team.h"
+#include "core/vec.h"
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 /* The rows [i0, i1) of block J that pass: every ingredient finite, the prediction's bounds in
  * range and both residuals within the full threshold — dgemm_row_check's pass from the same
@@ -76,27 +74,6 @@ static int h_verify_rows(ft_queue_t *q, const dgemm_rowcheck_args_t *a, void *dw
     return FT_SUCCESS;
 }
 
-/* The backup of C0 is read back only by a repair (rare): written with non-temporal stores it
- * neither evicts C0 and A, which the product reads next, nor reads its own lines first. */
-static void copy_stream(double *dst, const double *src, int64_t n)
-{
-#if defined(__SSE2__)
-    int64_t i = 0;
-    if (n > 0 && (uintptr_t)dst % 16) dst[0] = src[0], i = 1;
-    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
-    for (; i < n; i++) dst[i] = src[i];
-#else
-    memcpy(dst, src, (size_t)n * sizeof(double));
-#endif
-}
-
-static void stream_fence(void)
-{
-#if defined(__SSE2__)
-    _mm_sfence(); /* the streamed backup is complete before anything reads it */
-#endif
-}
-
 static int backup_then_sums(int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
                             double sc, double *rs, double *ra, double *backup)
 {
@@ -144,7 +121,7 @@ FT_SIMD_CLONES static int run_c0_pass(void *p)
                                  *x3 = x2 + ldc;
                     /* the copy first, the sums then read the four pieces from L1 */
                     for (int c = 0; c < 4; c++)
-                        copy_stream(backup + (j + c) * m + r0, x0 + c * ldc, nr);
+                        ft_stream_copy(backup + (j + c) * m + r0, x0 + c * ldc, nr);
                     const double w0 = abft_weight(j - j0, W) * sc,
                                  w1 = abft_weight(j + 1 - j0, W) * sc,
                                  w2 = abft_weight(j + 2 - j0, W) * sc,
@@ -158,7 +135,7 @@ FT_SIMD_CLONES static int run_c0_pass(void *p)
                 }
                 for (; j < j1; j++) {
                     const double *x = C0 + j * ldc + r0;
-                    copy_stream(backup + j * m + r0, x, nr);
+                    ft_stream_copy(backup + j * m + r0, x, nr);
                     const double w = abft_weight(j - j0, W) * sc;
                     for (int64_t r = 0; r < nr; r++) {
                         const double v = x[r];
@@ -173,7 +150,7 @@ FT_SIMD_CLONES static int run_c0_pass(void *p)
                     ra[r0 + r + J * m] = sa[r];
                 }
             }
-        stream_fence();
+        ft_stream_fence(); /* the streamed backup complete before anything reads it */
         return FT_SUCCESS;
     }
     const int64_t nb = (n + T - 1) / T, mb = (m + T - 1) / T, W = abft_wden(T);

@@ -14,6 +14,31 @@
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+/* n doubles from src to dst with non-temporal stores: copies read again only by a repair or a
+ * recovery (a backup of C, the copy of A) neither evict what the next kernel reads nor read their
+ * own lines first. The writer calls ft_stream_fence before anything else may read them. */
+static inline void ft_stream_copy(double *dst, const double *src, int64_t n)
+{
+#if defined(__SSE2__)
+    int64_t i = 0;
+    if (n > 0 && (uintptr_t)dst % 16) dst[0] = src[0], i = 1;
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
+    for (; i < n; i++) dst[i] = src[i];
+#else
+    memcpy(dst, src, (size_t)n * sizeof(double));
+#endif
+}
+
+static inline void ft_stream_fence(void)
+{
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
 
 #if defined(__GNUC__)
 #define FT_HAVE_VEC 1

@@ -9,9 +9,6 @@
 #include "core/vec.h"
 #include "core/team.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,20 +166,6 @@ typedef struct {
     double *asum, *amax; /* the columns' norms from the parts (n each) */
 } ws_args;
 
-/* n elements of src to dst with non-temporal stores (neither read first nor kept in the cache:
- * the copy is read again only by a recovery); the caller fences. */
-static void stream_copy(double *dst, const double *src, int64_t n)
-{
-#if defined(__SSE2__)
-    int64_t i = 0;
-    if (n > 0 && (uintptr_t)dst % 16) dst[0] = src[0], i = 1;
-    for (; i + 2 <= n; i += 2) _mm_stream_pd(dst + i, _mm_loadu_pd(src + i));
-    for (; i < n; i++) dst[i] = src[i];
-#else
-    memcpy(dst, src, (size_t)n * sizeof(double));
-#endif
-}
-
 /* rows [r0, r1) of column x: eight-lane sum and NaN-propagating maximum of |x| into *ps, *pm */
 FT_SIMD_CLONES static void seg_asum_max(const double *x, int64_t r0, int64_t r1, double *ps,
                                         double *pm)
@@ -225,7 +208,7 @@ static void fused_cols(const ws_args *a, int64_t ja, int64_t jb, int64_t r0, int
     for (int64_t j = ja; j < jb; j++) {
         const double *x = a->A + j * a->lda;
         seg_asum_max(x, r0, r1, a->psum + rb + j * nrb, a->pmax + rb + j * nrb);
-        if (a->copy) stream_copy(a->copy + r0 + j * a->ldc, x + r0, r1 - r0);
+        if (a->copy) ft_stream_copy(a->copy + r0 + j * a->ldc, x + r0, r1 - r0);
     }
 }
 
@@ -278,9 +261,7 @@ FT_SIMD_CLONES static void wsums_part(void *p, int t, int nt)
                        (size_t)(r1 - r0) * sizeof(double));
         }
     }
-#if defined(__SSE2__)
-    if (a->copy) _mm_sfence(); /* this thread's streamed copy complete before the join */
-#endif
+    if (a->copy) ft_stream_fence(); /* this thread's streamed copy complete before the join */
 }
 
 static int run_wsums(void *p)
@@ -442,46 +423,11 @@ typedef struct {
 } asummax_args;
 
 
-FT_SIMD_CLONES static void col_asum_max_part(void *p, int t, int nt)
+static void col_asum_max_part(void *p, int t, int nt)
 {
     const asummax_args *a = p;
-    for (int64_t c = a->cols * t / nt; c < a->cols * (t + 1) / nt; c++) {
-        const double *x = a->X + c * a->ldx;
-        const int64_t n = a->rows;
-        double s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, m[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        int nan = 0;
-        int64_t r = 0;
-#ifdef FT_HAVE_VEC
-        /* the same eight partial sums and maxima as the loop below, lane u = row r + u (the
-         * compiler leaves that loop scalar: vec.h) */
-        ft_v8d vs = {0, 0, 0, 0, 0, 0, 0, 0}, vm = vs;
-        ft_v8l vn = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (; r + 8 <= n; r += 8) {
-            const ft_v8d v = ft_v8d_abs(ft_v8d_load(x + r));
-            vs += v;
-            vn |= ft_v8d_isnan(v);
-            vm = ft_v8d_max(vm, v);
-        }
-        for (int u = 0; u < 8; u++) s[u] = vs[u], m[u] = vm[u];
-        nan = ft_v8l_any(vn);
-#endif
-        for (; r + 8 <= n; r += 8)
-            for (int u = 0; u < 8; u++) {
-                const double v = fabs(x[r + u]);
-                s[u] += v;
-                nan |= v != v;
-                m[u] = v > m[u] ? v : m[u];
-            }
-        for (; r < n; r++) {
-            const double v = fabs(x[r]);
-            s[0] += v;
-            nan |= v != v;
-            m[0] = v > m[0] ? v : m[0];
-        }
-        for (int u = 1; u < 8; u++) m[0] = m[u] > m[0] ? m[u] : m[0];
-        a->asum[c] = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-        a->amax[c] = nan ? NAN : m[0]; /* once NaN, stays NaN */
-    }
+    for (int64_t c = a->cols * t / nt; c < a->cols * (t + 1) / nt; c++)
+        seg_asum_max(a->X + c * a->ldx, 0, a->rows, a->asum + c, a->amax + c);
 }
 
 static int run_col_asum_max(void *p)
