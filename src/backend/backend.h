@@ -255,6 +255,13 @@ int ft_cuda_is_device_ptr(const void *p); /* 1 when p is device (or managed) mem
  * work: lwork >= n doubles. Narrow panels (n <= 16) use the unblocked dgeqr2. */
 int ft_lapack_panel_qr(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *work,
                        int64_t lwork);
+/* The same QR and its T at once (ld ldt >= n, upper triangle written; tau = diag(T)), by
+ * LAPACK's recursive dgeqrt3: level 3 down to single columns, where dgeqrf on a panel narrower
+ * than its crossover (128) runs the level-2 dgeqr2 and dlarft then reads V again (4096 x 64 on
+ * two cores: 1.9 ms against 3.4, bench/NOTES.md "Issue 11, session 8"). Needs m >= n. The
+ * reflectors are LAPACK's (dlarfg) to rounding, not bit for bit. */
+int ft_lapack_panel_qrt(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *T,
+                        int64_t ldt);
 /* T (k x k upper triangular, ld ldt) of the block reflector H = I - V T V^T of k forward,
  * column-wise reflectors stored below the diagonal of the m x k V (dlarft 'F','C'). */
 int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,

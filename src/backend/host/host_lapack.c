@@ -24,6 +24,21 @@ int ft_lapack_panel_qr(int64_t m, int64_t n, double *P, int64_t ldp, double *tau
     return info == 0 ? FT_SUCCESS : FT_ERR_LAPACK;
 }
 
+int ft_lapack_panel_qrt(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *T,
+                        int64_t ldt)
+{
+    if (m == 0 || n == 0) return FT_SUCCESS;
+    if (!fits(m) || !fits(n) || !fits(ldp) || !fits(ldt) || m < n || ldp < (m > 1 ? m : 1) ||
+        ldt < n)
+        return FT_ERR_LAPACK;
+    /* the _work interface: no NaN check of the input (LAPACK's semantics) */
+    lapack_int info = LAPACKE_dgeqrt3_work(LAPACK_COL_MAJOR, (lapack_int)m, (lapack_int)n, P,
+                                           (lapack_int)ldp, T, (lapack_int)ldt);
+    if (info != 0) return FT_ERR_LAPACK;
+    for (int64_t c = 0; c < n; c++) tau[c] = T[c + c * ldt];
+    return FT_SUCCESS;
+}
+
 int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,
                     double *T, int64_t ldt)
 {
