@@ -8,6 +8,13 @@
  *   bench_preload dgels M N NRHS [RUNS]    least squares, dgels_('N'), workspace from its query
  *   bench_preload small [SECONDS]          per-call time of dgemm_ (n^3, n = 4 ... 64, NN,
  *                                          beta 1) and dgeqrf_ (n x n, n = 8 ... 64)
+ *   bench_preload alt dgeqrf|dgels ...     the same call plain and protected in one process,
+ *                                          under LD_PRELOAD: ftla_preload_pause (preload.h)
+ *                                          sends every other call to the real routines, the
+ *                                          order alternating from run to run; prints both
+ *                                          medians and `PAIRED op m n k median min max` of
+ *                                          plain / protected within each run (on a machine
+ *                                          whose speed drifts, steadier than two processes)
  *
  * Protocol: fresh random data (uniform in [-1, 1), fixed seed); one warm-up call, untimed; then
  * RUNS (default 3) timed calls, the input restored from a pristine copy before each (untimed);
@@ -18,7 +25,8 @@
  * Output: `%` comment lines, then one line per measurement: `RESULT op m n k median min max`
  * (seconds; small: microseconds per call).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_DEFAULT */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +142,93 @@ static int bench_dgels(int m, int n, int nrhs, int runs)
     return 0;
 }
 
+/* ---- alt: plain and protected calls alternated in one process ---- */
+
+typedef struct {
+    int op; /* 0 dgeqrf, 1 dgels */
+    int m, n, nrhs, lw;
+    size_t mn, mr;
+    double *A0, *B0, *A, *B, *tau, *work;
+} alt_t;
+
+static double alt_call(alt_t *a)
+{
+    int info = 0;
+    memcpy(a->A, a->A0, a->mn * sizeof(double));
+    if (a->op) memcpy(a->B, a->B0, a->mr * sizeof(double));
+    const double t0 = now();
+    if (a->op)
+        dgels_("N", &a->m, &a->n, &a->nrhs, a->A, &a->m, a->B, &a->m, a->work, &a->lw, &info, 1);
+    else
+        dgeqrf_(&a->m, &a->n, a->A, &a->m, a->tau, a->work, &a->lw, &info);
+    const double dt = now() - t0;
+    if (info) {
+        printf("FAIL: %s info %d\n", a->op ? "dgels_" : "dgeqrf_", info);
+        exit(1);
+    }
+    return dt;
+}
+
+static int bench_alt(int argc, char **argv)
+{
+    int (*pause_fn)(int) = NULL;
+    *(void **)&pause_fn = dlsym(RTLD_DEFAULT, "ftla_preload_pause");
+    if (!pause_fn) {
+        fprintf(stderr, "bench_preload alt: run under LD_PRELOAD=.../libftla_preload.so\n");
+        return 1;
+    }
+    alt_t a = {0};
+    int runs;
+    if (argc >= 5 && !strcmp(argv[2], "dgeqrf")) {
+        a.op = 0, a.m = atoi(argv[3]), a.n = atoi(argv[4]), runs = argc > 5 ? atoi(argv[5]) : 3;
+    } else if (argc >= 6 && !strcmp(argv[2], "dgels")) {
+        a.op = 1, a.m = atoi(argv[3]), a.n = atoi(argv[4]), a.nrhs = atoi(argv[5]);
+        runs = argc > 6 ? atoi(argv[6]) : 3;
+    } else {
+        fprintf(stderr, "usage: bench_preload alt dgeqrf M N [RUNS] | alt dgels M N NRHS [RUNS]\n");
+        return 2;
+    }
+    runs = runs < 1 ? 1 : runs > 63 ? 63 : runs;
+    a.mn = (size_t)a.m * a.n, a.mr = (size_t)a.m * a.nrhs;
+    a.A0 = random_matrix(a.mn), a.A = alloc(a.mn), a.tau = alloc(a.m < a.n ? a.m : a.n);
+    if (a.op) a.B0 = random_matrix(a.mr), a.B = alloc(a.mr);
+    double q;
+    int info, lw = -1;
+    if (a.op)
+        dgels_("N", &a.m, &a.n, &a.nrhs, a.A, &a.m, a.B, &a.m, &q, &lw, &info, 1);
+    else
+        dgeqrf_(&a.m, &a.n, a.A, &a.m, a.tau, &q, &lw, &info);
+    a.lw = (int)q > a.n ? (int)q : a.n;
+    a.work = alloc(a.lw);
+    const char *op = a.op ? "dgels" : "dgeqrf";
+    printf("%% alt %s %d x %d, nrhs %d, lwork %d: %d runs of a plain and a protected call, order "
+           "alternated, after a warm-up of each\n", op, a.m, a.n, a.nrhs, a.lw, runs);
+    double tp[64], tf[64], ratio[64];
+    for (int r = -1; r < runs; r++) {
+        double dp = 0, df = 0;
+        for (int h = 0; h < 2; h++) {
+            const int plain = (h == 0) == (r % 2 == 0); /* even runs: plain first */
+            pause_fn(plain);
+            const double dt = alt_call(&a);
+            if (plain) dp = dt; else df = dt;
+        }
+        pause_fn(0);
+        printf("%% run %d: plain %.4f s, protected %.4f s, ratio %.3f\n", r, dp, df, dp / df);
+        if (r >= 0) tp[r] = dp, tf[r] = df, ratio[r] = dp / df;
+    }
+    char name[32];
+    snprintf(name, sizeof name, "%s_plain", op);
+    result(name, a.m, a.n, a.nrhs, tp, runs);
+    snprintf(name, sizeof name, "%s_ftla", op);
+    result(name, a.m, a.n, a.nrhs, tf, runs);
+    qsort(ratio, runs, sizeof *ratio, cmp);
+    const double med =
+        runs % 2 ? ratio[runs / 2] : 0.5 * (ratio[runs / 2 - 1] + ratio[runs / 2]);
+    printf("PAIRED %s %d %d %d %.4f %.4f %.4f\n", op, a.m, a.n, a.nrhs, med, ratio[0],
+           ratio[runs - 1]);
+    return 0;
+}
+
 /* Calls per batch so that a batch lasts about `secs`, from a short trial. */
 static long batch_calls(double per_call, double secs)
 {
@@ -216,8 +311,9 @@ int main(int argc, char **argv)
         return bench_dgeqrf(atoi(argv[2]), atoi(argv[3]), runs_arg(argc, argv, 4));
     if (argc >= 5 && !strcmp(argv[1], "dgels"))
         return bench_dgels(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), runs_arg(argc, argv, 5));
+    if (argc >= 2 && !strcmp(argv[1], "alt")) return bench_alt(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "small")) return bench_small(argc > 2 ? atof(argv[2]) : 2.0);
     fprintf(stderr, "usage: bench_preload dgeqrf M N [RUNS] | dgels M N NRHS [RUNS] | small "
-                    "[SECONDS]\n");
+                    "[SECONDS] | alt dgeqrf M N [RUNS] | alt dgels M N NRHS [RUNS]\n");
     return 2;
 }

@@ -956,6 +956,41 @@ static void test_off(void)
     free(A), free(B), free(C1), free(C2), free(Q1), free(Q2);
 }
 
+/* ---- pause: ftla_preload_pause, between calls (bench_preload's alternation) ------------------- */
+
+static void test_pause(void)
+{
+    ftla_preload_pause_fn pause_fn = NULL;
+    *(void **)&pause_fn = dlsym(RTLD_DEFAULT, "ftla_preload_pause");
+    CHECK(pause_fn != NULL, "ftla_preload_pause not exported");
+    if (!pause_fn) return;
+    const int m = 64, n = 48, k = 32, lw = 48 * 64;
+    double *A = mat(m, k), *B = mat(k, n), *C1 = mat(m, n), *C2, *Q1 = mat(m, n), *Q2, alpha = 1,
+           beta = 0.5, t1[48], t2[48], w[48 * 64];
+    fill(m, k, A, m), fill(k, n, B, k), fill(m, n, C1, m), fill(m, n, Q1, m);
+    C2 = dupm(C1, (size_t)m * n), Q2 = dupm(Q1, (size_t)m * n);
+    CHECK(pause_fn(1) == 0, "ftla_preload_pause: not unpaused at the start");
+    const int64_t g0 = stat(FTLA_PRELOAD_DGEMM), q0 = stat(FTLA_PRELOAD_DGEQRF),
+                  p0 = stat(FTLA_PRELOAD_PASSED);
+    int i1, i2;
+    dgemm_("N", "N", &m, &n, &k, &alpha, A, &m, B, &k, &beta, C1, &m, 1, 1);
+    dgeqrf_(&m, &n, Q1, &m, t1, w, &lw, &i1);
+    CHECK(pause_fn(0) == 1, "ftla_preload_pause: the pause was not kept");
+    real_dgemm("N", "N", &m, &n, &k, &alpha, A, &m, B, &k, &beta, C2, &m, 1, 1);
+    real_dgeqrf(&m, &n, Q2, &m, t2, w, &lw, &i2);
+    CHECK(same(C1, C2, (size_t)m * n) && same(Q1, Q2, (size_t)m * n) && same(t1, t2, n) && i1 == 0,
+          "paused: results differ from the real routines'");
+    CHECK(stat(FTLA_PRELOAD_DGEMM) == g0 && stat(FTLA_PRELOAD_DGEQRF) == q0 &&
+              stat(FTLA_PRELOAD_PASSED) - p0 == 2,
+          "paused: %lld + %lld calls through ftla, %lld passed",
+          (long long)(stat(FTLA_PRELOAD_DGEMM) - g0), (long long)(stat(FTLA_PRELOAD_DGEQRF) - q0),
+          (long long)(stat(FTLA_PRELOAD_PASSED) - p0));
+    /* protected again */
+    dgemm_("N", "N", &m, &n, &k, &alpha, A, &m, B, &k, &beta, C1, &m, 1, 1);
+    CHECK(stat(FTLA_PRELOAD_DGEMM) == g0 + 1, "unpaused: dgemm_ not protected");
+    free(A), free(B), free(C1), free(C2), free(Q1), free(Q2);
+}
+
 /* ---- small: FTLA_PRELOAD_SMALL=16 ------------------------------------------------------------ */
 
 static void small_gemm(int m, int n, int k, int protect)
@@ -1085,6 +1120,7 @@ int main(int argc, char **argv)
         test_lapacke();
         test_threads();
         test_reentrance();
+        test_pause();
     } else if (!strcmp(mode, "inject")) {
         test_inject();
     } else if (!strcmp(mode, "off")) {

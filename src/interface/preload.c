@@ -123,6 +123,9 @@ static struct {
     int nplan;
 } C;
 static pthread_once_t g_cfg_once = PTHREAD_ONCE_INIT;
+/* ftla_preload_pause (preload.h): every call to the real routine while set, as FTLA_PRELOAD=off */
+static atomic_int g_paused;
+#define OFF (C.off || atomic_load_explicit(&g_paused, memory_order_relaxed))
 static atomic_int g_cfg_done;
 
 static int parse_region(int routine, const char *s, ft_region_t *reg)
@@ -652,14 +655,14 @@ EXPORT void dgemm_(const char *transa, const char *transb, const f_int *m, const
         return;
     }
     cfg_load();
-    const f_int info = C.off ? 0 : dgemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
+    const f_int info = OFF ? 0 : dgemm_info(*transa, *transb, *m, *n, *k, *lda, *ldb, *ldc);
     if (info) {
         call_xerbla("DGEMM ", info);
         return;
     }
-    if (!C.off && (*m == 0 || *n == 0 || ((*alpha == 0.0 || *k == 0) && *beta == 1.0))) return;
+    if (!OFF && (*m == 0 || *n == 0 || ((*alpha == 0.0 || *k == 0) && *beta == 1.0))) return;
     /* C := beta C (no product to protect), or a small product (FTLA_PRELOAD_SMALL) */
-    if (C.off || *alpha == 0.0 || *k == 0 || small_call((double)*m * *n * *k)) {
+    if (OFF || *alpha == 0.0 || *k == 0 || small_call((double)*m * *n * *k)) {
         stat_add(FTLA_PRELOAD_PASSED, 1);
         t_inside++;
         real_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, Cm, ldc, la, lb);
@@ -691,8 +694,8 @@ EXPORT void cblas_dgemm(int order, int ta, int tb, f_int m, f_int n, f_int k, do
     const int valid = (col || order == CBLAS_ROW) && cblas_trans_ok(ta) && cblas_trans_ok(tb) &&
                       m >= 0 && n >= 0 && k >= 0 && lda >= imax1(rows_a) && ldb >= imax1(rows_b) &&
                       ldc >= imax1(col ? m : n);
-    if (valid && !C.off && (m == 0 || n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0))) return;
-    if (!valid || C.off || alpha == 0.0 || k == 0 || small_call((double)m * n * k)) {
+    if (valid && !OFF && (m == 0 || n == 0 || ((alpha == 0.0 || k == 0) && beta == 1.0))) return;
+    if (!valid || OFF || alpha == 0.0 || k == 0 || small_call((double)m * n * k)) {
         /* errors are the CBLAS implementation's own (cblas_xerbla or xerbla_, its numbering):
          * the real routine, whole */
         stat_add(FTLA_PRELOAD_PASSED, 1);
@@ -718,13 +721,13 @@ EXPORT void dgeqrf_(const f_int *m, const f_int *n, double *A, const f_int *lda,
         return;
     }
     cfg_load();
-    const f_int i = C.off ? 0 : dgeqrf_info(*m, *n, *lda, *lwork);
+    const f_int i = OFF ? 0 : dgeqrf_info(*m, *n, *lda, *lwork);
     if (i) {
         *info = -i;
         call_xerbla("DGEQRF", i);
         return;
     }
-    if (*lwork == -1 || C.off) { /* the query: the real routine's answer (its ilaenv) */
+    if (*lwork == -1 || OFF) { /* the query: the real routine's answer (its ilaenv) */
         stat_add(FTLA_PRELOAD_PASSED, 1);
         t_inside++;
         real_dgeqrf(m, n, A, lda, tau, work, lwork, info);
@@ -760,7 +763,7 @@ EXPORT f_int LAPACKE_dgeqrf_work(int layout, f_int m, f_int n, double *a, f_int 
         return r;
     }
     cfg_load();
-    if (layout != CBLAS_COL || C.off) {
+    if (layout != CBLAS_COL || OFF) {
         /* row-major (the real LAPACKE transposes and calls dgeqrf_, which comes back here
          * protected) or an invalid layout (its own error) */
         stat_add(FTLA_PRELOAD_PASSED, 1);
@@ -785,7 +788,7 @@ EXPORT f_int LAPACKE_dgeqrf(int layout, f_int m, f_int n, double *a, f_int lda, 
         return r;
     }
     cfg_load();
-    int pass = layout != CBLAS_COL || C.off || m < 0 || n < 0 || lda < imax1(m) ||
+    int pass = layout != CBLAS_COL || OFF || m < 0 || n < 0 || lda < imax1(m) ||
                (m > 0 && n > 0 && C.small > 0 && (double)m * n * (m < n ? m : n) < C.small);
     if (!pass && (!R.nancheck || R.nancheck())) /* LAPACKE's NaN check of A: its -4 */
         for (f_int j = 0; j < n && !pass; j++)
@@ -812,6 +815,11 @@ EXPORT int ftla_preload_stats(int64_t *out, int n)
     for (int i = 0; out && i < n && i < FTLA_PRELOAD_NSTATS; i++)
         out[i] = atomic_load_explicit(&S[i], memory_order_relaxed);
     return FTLA_PRELOAD_NSTATS;
+}
+
+EXPORT int ftla_preload_pause(int paused)
+{
+    return atomic_exchange(&g_paused, paused != 0);
 }
 
 EXPORT void *ftla_preload_real(const char *name)

@@ -1,9 +1,10 @@
 /*
  * preload.h — what libftla_preload.so exports besides the interposed BLAS/LAPACK symbols
  * (docs/interposer.md): its counters and the real routines it forwards to. A program reaches
- * them with dlsym(RTLD_DEFAULT, "ftla_preload_stats") / "ftla_preload_real" when the interposer
- * is preloaded (NULL otherwise); testing/test_preload.c uses them to check the re-entrance guard
- * and the concurrency of the calls.
+ * them with dlsym(RTLD_DEFAULT, "ftla_preload_stats") / "ftla_preload_real" /
+ * "ftla_preload_pause" when the interposer is preloaded (NULL otherwise); testing/test_preload.c
+ * uses them to check the re-entrance guard, the concurrency of the calls and the pause;
+ * bench_preload alternates plain and protected calls in one process with the pause.
  */
 #ifndef FTLA_PRELOAD_H
 #define FTLA_PRELOAD_H
@@ -41,5 +42,10 @@ typedef int (*ftla_preload_stats_fn)(int64_t *out, int n);
 /* The real routine the interposer forwards `name` to ("dgemm_", "dgeqrf_", "cblas_dgemm",
  * "LAPACKE_dgeqrf", "LAPACKE_dgeqrf_work", "xerbla_", "ilaenv_"), or NULL. */
 typedef void *(*ftla_preload_real_fn)(const char *name);
+/* paused != 0: from the next call on, every call goes to the real routine as with
+ * FTLA_PRELOAD=off (counted as passed); 0: protected again. Returns the previous setting. For
+ * benchmarks that alternate protected and plain calls in one process (bench_preload); set it
+ * between calls, not while another thread is inside one. */
+typedef int (*ftla_preload_pause_fn)(int paused);
 
 #endif
