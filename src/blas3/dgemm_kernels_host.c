@@ -285,13 +285,46 @@ typedef struct {
 } enc_args;
 
 /* op(A) = A^T: stored column i (k elements) is row i of op(A); columns split over the team.
- * Eight independent lanes per sum (vector registers under strict IEEE order); the column is
- * read once from memory, then again from L1 for each prediction column. */
+ * Eight independent lanes per sum (vector registers under strict IEEE order). With one column
+ * block (two prediction columns, the short products) the four sums in one sweep of the column:
+ * W := C2^T V2 in dormqr (64 x 32 x 4064) 0.98 -> 0.82 ms against three sweeps (the column
+ * read again from L1 for each prediction column, the general case's). */
 FT_SIMD_CLONES static void enc_at_part(void *p, int t, int nt)
 {
     const enc_args *a = p;
     const int64_t k = a->k, i0 = a->m * t / nt, i1 = a->m * (t + 1) / nt, k8 = k / 8 * 8;
     const double sc = a->scale;
+#if FT_HAVE_VEC
+    if (a->nw == 2) { /* one column block (n <= T): one sweep of the column, four sums */
+        const double *y0 = a->Y, *y1 = a->Y + a->ldy;
+        for (int64_t i = i0; i < i1; i++) {
+            const double *x = a->A + i * a->lda;
+            ft_v8d an = {0}, p0 = {0}, p1 = {0};
+            ft_v8u h = {0};
+            for (int64_t l = 0; l < k8; l += 8) {
+                const ft_v8d v = ft_v8d_load(x + l);
+                h += ft_v8u_load(x + l);
+                an += ft_v8d_abs(sc * v);
+                p0 += v * ft_v8d_load(y0 + l);
+                p1 += v * ft_v8d_load(y1 + l);
+            }
+            for (int64_t l = k8; l < k; l++) {
+                uint64_t b;
+                memcpy(&b, x + l, sizeof b);
+                h[0] += b;
+                an[0] += fabs(sc * x[l]);
+                p0[0] += x[l] * y0[l];
+                p1[0] += x[l] * y1[l];
+            }
+            a->anorm[i] = ((an[0] + an[1]) + (an[2] + an[3])) + ((an[4] + an[5]) + (an[6] + an[7]));
+            if (a->dig) a->dig[i] = ft_digest_finish(ft_v8u_hsum(h), k);
+            a->P[i] = ((p0[0] + p0[1]) + (p0[2] + p0[3])) + ((p0[4] + p0[5]) + (p0[6] + p0[7]));
+            a->P[i + a->ldp] =
+                ((p1[0] + p1[1]) + (p1[2] + p1[3])) + ((p1[4] + p1[5]) + (p1[6] + p1[7]));
+        }
+        return;
+    }
+#endif
     for (int64_t i = i0; i < i1; i++) {
         const double *x = a->A + i * a->lda;
         double an[8] = {0};
