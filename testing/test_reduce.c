@@ -14,7 +14,8 @@
  *     copy of A in one read): X and the copy bit for bit, the norms as col_asum_max's (integer
  *     data: exact), NaN kept, rows not a multiple of the row blocks, ld > m;
  *   - the checkpoint sums of Q (checkpoint.h, the backend's kernel table): equal to
- *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows;
+ *     ckp_sums_ref bit for bit (exact arithmetic in GF(p)), for columns of 0 to 20000 rows
+ *     (and the detection's first two sums, where the backend has them);
  *   - the panel's check on arrival (qr_pcheck.h, the backend's kernel table): the digests of
  *     V and T, the column maxima of Y and its top block equal to qr_pc_arrive_ref's bit for
  *     bit, ||v_c||^2 within 1e-12 relative, a NaN in V or Y giving NaN where it must;
@@ -255,6 +256,19 @@ static void ckp_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t nc)
         TU_CHECK(nc == 0 || !memcmp(out, ref, sizeof(uint64_t) * CKP_NS * (size_t)nc),
                  "ckp sums %s m %lld nc %lld differ from the reference", be->name, (long long)m,
                  (long long)nc);
+    }
+    /* the detection's two sums (where the backend has them): the reference's first two */
+    const ckp_kernels_t *K = ckp_kernels(be);
+    if (!st && K->detect && nc > 0) {
+        st = K->detect(e->q, m, nc, e->dA, lda, e->dS);
+        if (!st)
+            st = be->get_matrix(e->q, 2, nc, (const double *)e->dS, 2, (double *)out, 2);
+        if (!st) st = be->sync(e->q);
+        int same = st == 0;
+        for (int64_t c = 0; same && c < nc; c++)
+            same = out[2 * c] == ref[CKP_NS * c] && out[2 * c + 1] == ref[CKP_NS * c + 1];
+        TU_CHECK(same, "ckp detect %s m %lld nc %lld: %s", be->name, (long long)m,
+                 (long long)nc, st ? ft_strerror(st) : "differs from the reference");
     }
     free(A), free(out), free(ref);
 }

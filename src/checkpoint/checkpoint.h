@@ -29,12 +29,21 @@ void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t 
 void ckp_run_sums(const double *x, int64_t len, uint64_t out[CKP_NS], uint64_t *raw);
 /* The same sums, deferred reductions, on the shared team (the host kernel). */
 void ckp_sums_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
+/* The first two of them only, out[2 c + e] = ckp_sums_ref's out[CKP_NS c + e], e = 0, 1: a
+ * change of one or two elements of a column always changes them (S_0 by d1 + d2, S_1 by
+ * t1 d1 + t2 d2: both 0 only for t1 = t2), more go unseen with probability ~p^-2. The
+ * verification's first pass (a quarter of the multiplies); the columns that differ get all
+ * CKP_NS sums to locate (qr_q_verify). */
+void ckp_detect_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
 
 typedef struct ckp_kernels {
     const char *name;
     /* ckp_sums_ref's semantics as work on q; out in the backend's work memory */
     int (*sums)(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t lda,
                 uint64_t *out);
+    /* optional (NULL: the verification forms all the sums): ckp_detect_host's semantics */
+    int (*detect)(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t lda,
+                  uint64_t *out);
 } ckp_kernels_t;
 
 const ckp_kernels_t *ckp_kernels(const ft_backend_t *be);

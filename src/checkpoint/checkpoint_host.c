@@ -85,6 +85,24 @@ FT_SIMD_CLONES static void run_dots(const double *a, int len, uint64_t lo[CKP_NS
     hi[0] = h0, hi[1] = h1, hi[2] = h2, hi[3] = h3, hi[4] = h4;
 }
 
+/* run_dots for the first two sums only (the detection's: ckp_detect_host) */
+typedef void (*run_dots2_fn)(const double *a, int len, uint64_t lo[2], uint64_t hi[2]);
+static run_dots2_fn g_dots2;
+
+FT_SIMD_CLONES static void run_dots2(const double *a, int len, uint64_t lo[2], uint64_t hi[2])
+{
+    uint64_t l0 = 0, l1 = 0, h0 = 0, h1 = 0;
+    const uint32_t *w1 = g_vw[1] + (VR - len);
+    for (int r = 0; r < len; r++) {
+        uint64_t b;
+        memcpy(&b, a + r, sizeof b);
+        const uint64_t bl = (uint32_t)b, bh = b >> 32;
+        l0 += bl, h0 += bh;
+        l1 += bl * w1[r], h1 += bh * w1[r];
+    }
+    lo[0] = l0, lo[1] = l1, hi[0] = h0, hi[1] = h1;
+}
+
 /*
  * run_dots with the 32 x 32 -> 64 multiply of the vector unit written out (vpmuludq multiplies
  * the low halves of each 64-bit lane): the compiler's own vectorization of run_dots uses the
@@ -138,6 +156,32 @@ __attribute__((target("avx512f"))) static void run_dots_512(const double *a, int
     dots_tail(a, r, len, lo, hi);
 }
 
+__attribute__((target("avx512f"))) static void run_dots2_512(const double *a, int len,
+                                                              uint64_t lo[2], uint64_t hi[2])
+{
+    __m512i l0 = _mm512_setzero_si512(), l1 = l0, h0 = l0, h1 = l0;
+    const __m512i lo32 = _mm512_set1_epi64(0xffffffffll);
+    const int off = VR - len;
+    int r = 0;
+    for (; r + 8 <= len; r += 8) {
+        const __m512i b = _mm512_loadu_si512((const void *)(a + r));
+        const __m512i bh = _mm512_srli_epi64(b, 32);
+        const __m512i w = _mm512_loadu_si512((const void *)(g_vw64[1] + off + r));
+        l0 = _mm512_add_epi64(l0, _mm512_and_si512(b, lo32));
+        h0 = _mm512_add_epi64(h0, bh);
+        l1 = _mm512_add_epi64(l1, _mm512_mul_epu32(b, w));
+        h1 = _mm512_add_epi64(h1, _mm512_mul_epu32(bh, w));
+    }
+    lo[0] = (uint64_t)_mm512_reduce_add_epi64(l0), lo[1] = (uint64_t)_mm512_reduce_add_epi64(l1);
+    hi[0] = (uint64_t)_mm512_reduce_add_epi64(h0), hi[1] = (uint64_t)_mm512_reduce_add_epi64(h1);
+    for (; r < len; r++) {
+        uint64_t x;
+        memcpy(&x, a + r, sizeof x);
+        const uint64_t bl = (uint32_t)x, bh = x >> 32, w1 = g_vw[1][off + r];
+        lo[0] += bl, hi[0] += bh, lo[1] += bl * w1, hi[1] += bh * w1;
+    }
+}
+
 __attribute__((target("avx2"))) static void run_dots_256(const double *a, int len,
                                                           uint64_t lo[CKP_NS],
                                                           uint64_t hi[CKP_NS])
@@ -179,13 +223,15 @@ static void vw_init(void)
         for (int L = 1; L <= VR; L++) g_vc[L][e] = binom((uint64_t)(L + e - 1), e);
     }
     g_dots = run_dots;
+    g_dots2 = run_dots2;
 #ifdef CKP_HAVE_X86
     /* FTLA_CKP_DOTS=generic | avx2 (tests and measurements): the compiler's kernel, or the
      * AVX2 one on a machine that has AVX-512 too */
     const char *e = getenv("FTLA_CKP_DOTS");
     const int generic = e && !strcmp(e, "generic"), avx2 = e && !strcmp(e, "avx2");
     __builtin_cpu_init();
-    if (!generic && !avx2 && __builtin_cpu_supports("avx512f")) g_dots = run_dots_512;
+    if (!generic && !avx2 && __builtin_cpu_supports("avx512f"))
+        g_dots = run_dots_512, g_dots2 = run_dots2_512;
     else if (!generic && __builtin_cpu_supports("avx2")) g_dots = run_dots_256;
 #endif
 }
@@ -228,6 +274,30 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS],
     }
     for (int e = 0; e < CKP_NS; e++) o[e] = ckp_red128(S[e]);
     if (raw) *raw += rs;
+}
+
+/* sums_col for S_0 and S_1 only (the same residues) */
+static void sums2_col(const double *a, int64_t r0, int64_t m, uint64_t o[2])
+{
+    typedef unsigned __int128 u128;
+    pthread_once(&g_vw_once, vw_init);
+    u128 S0 = 0, S1 = 0;
+    while (m - r0 >= 16) {
+        const int L = m - r0 < VR ? (int)(m - r0) : VR;
+        uint64_t lo[2], hi[2];
+        g_dots2(a + r0, L, lo, hi);
+        const u128 n0 = (u128)lo[0] + ((u128)hi[0] << 32) + S0;
+        const u128 n1 = (u128)lo[1] + ((u128)hi[1] << 32) + S1 + (u128)L * S0; /* C(L, 1) = L */
+        S0 = ckp_red128(n0), S1 = ckp_red128(n1);
+        r0 += L;
+    }
+    for (int64_t r = r0; r < m; r++) {
+        uint64_t b;
+        memcpy(&b, a + r, sizeof b);
+        S0 += b;
+        S1 += S0;
+    }
+    o[0] = ckp_red128(S0), o[1] = ckp_red128(S1);
 }
 
 static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
@@ -274,7 +344,35 @@ static int h_sums(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t
     return ft_host_submit(q, run_sums, &a, sizeof a);
 }
 
-static const ckp_kernels_t s_host = {"host", h_sums};
+static void detect_part(void *p, int t, int nt)
+{
+    const sums_args *a = p;
+    for (int64_t c = a->nc * t / nt; c < a->nc * (t + 1) / nt; c++)
+        sums2_col(a->A + c * a->lda, c + 1, a->m, a->out + 2 * c);
+}
+
+void ckp_detect_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out)
+{
+    sums_args a = {m, nc, lda, A, out};
+    ft_team_par_dyn(detect_part, &a, nc > 1 ? (long long)m * nc : 0);
+}
+
+static int run_detect(void *p)
+{
+    const sums_args *a = p;
+    ckp_detect_host(a->m, a->nc, a->A, a->lda, a->out);
+    return FT_SUCCESS;
+}
+
+static int h_detect(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t lda,
+                    uint64_t *out)
+{
+    if (nc <= 0) return FT_SUCCESS;
+    sums_args a = {m, nc, lda, A, out};
+    return ft_host_submit(q, run_detect, &a, sizeof a);
+}
+
+static const ckp_kernels_t s_host = {"host", h_sums, h_detect};
 
 #ifndef FTLA_HAVE_CUDA
 const ckp_kernels_t *ckp_kernels_cuda(void) { return NULL; }

@@ -154,10 +154,34 @@ int qr_q_verify(qr_t *g, int64_t c1, int64_t step, int use_t)
         return FT_SUCCESS;
     }
     const ckp_kernels_t *K = ckp_kernels(be);
-    FT_CHECK(K->sums(g->qm, g->m, nc, g->dA, g->ldda, g->dQS));
-    FT_CHECK(be->get_matrix(g->qm, CKP_NS, nc, (const double *)g->dQS, CKP_NS,
-                            (double *)g->hQS, CKP_NS));
-    FT_CHECK(be->sync(g->qm));
+    if (K->detect) {
+        /* two sums a column first (ckp_detect_host: any change of one or two elements shows);
+         * all of them only for the columns that differ, or whose record changed */
+        FT_CHECK(K->detect(g->qm, g->m, nc, g->dA, g->ldda, g->dQS));
+        FT_CHECK(be->get_matrix(g->qm, 2, nc, (const double *)g->dQS, 2, (double *)g->hQS, 2));
+        FT_CHECK(be->sync(g->qm));
+        /* hQS in place from the back: column c's pair moves to CKP_NS c (CKP_NS >= 2) */
+        for (int64_t c = nc - 1; c >= 0; c--) {
+            uint64_t *now = g->hQS + CKP_NS * c;
+            const uint64_t s0 = g->hQS[2 * c], s1 = g->hQS[2 * c + 1],
+                           *ref = g->ckp + CKP_NS * c;
+            if (s0 == ref[0] && s1 == ref[1] && g->ckrec[c] == ckp_record(ref, g->tau1[c])) {
+                memcpy(now, ref, CKP_NS * sizeof *now); /* unchanged */
+                continue;
+            }
+            /* column c alone: the strict lower part of column 0 of A(c:m, c:n) */
+            FT_CHECK(K->sums(g->qm, g->m - c, 1, g->dA + c + c * g->ldda, g->ldda,
+                             g->dQS + CKP_NS * c));
+            FT_CHECK(be->get_matrix(g->qm, CKP_NS, 1, (const double *)(g->dQS + CKP_NS * c),
+                                    CKP_NS, (double *)now, CKP_NS));
+            FT_CHECK(be->sync(g->qm));
+        }
+    } else {
+        FT_CHECK(K->sums(g->qm, g->m, nc, g->dA, g->ldda, g->dQS));
+        FT_CHECK(be->get_matrix(g->qm, CKP_NS, nc, (const double *)g->dQS, CKP_NS,
+                                (double *)g->hQS, CKP_NS));
+        FT_CHECK(be->sync(g->qm));
+    }
     g->rep->checks += nc;
     for (int64_t c = 0; c < nc; c++) {
         const uint64_t *now = g->hQS + CKP_NS * c, *ref = g->ckp + CKP_NS * c;
