@@ -257,11 +257,19 @@ int ft_lapack_panel_qr(int64_t m, int64_t n, double *P, int64_t ldp, double *tau
                        int64_t lwork);
 /* The same QR and its T at once (ld ldt >= n, upper triangle written; tau = diag(T)), by
  * LAPACK's recursive dgeqrt3: level 3 down to single columns, where dgeqrf on a panel narrower
- * than its crossover (128) runs the level-2 dgeqr2 and dlarft then reads V again (4096 x 64 on
- * two cores: 1.9 ms against 3.4, bench/NOTES.md "Issue 11, session 8"). Needs m >= n. The
- * reflectors are LAPACK's (dlarfg) to rounding, not bit for bit. */
+ * than its crossover (128) runs the level-2 dgeqr2 and dlarft then reads V again. Needs m >= n.
+ * The reflectors are LAPACK's (dlarfg) to rounding, not bit for bit. */
 int ft_lapack_panel_qrt(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *T,
                         int64_t ldt);
+/* The host panel with its T (ld ldt): dgeqrt3 (ft_lapack_panel_qrt) on hosts of at most four
+ * threads (ft_host_threads), dgeqrf and dlarft (work: lwork >= n) on larger ones. dgeqrt3's
+ * recursion does not scale with the BLAS's threads, dgeqr2's level-2 calls do (bench/NOTES.md
+ * "Issue 11, session 8"; 4096 x 64 / 16384 x 256, ms, dgeqrt3 against dgeqrf + dlarft: 2 cores
+ * of this VM 1.9 / - against 3.4 / -; the 16-core H200 host with 2 BLAS threads 2.2 / 67
+ * against 3.3 / 159, 4: 2.0 / 65 against 2.3 / 99, 8: 2.6 / 66 against 2.3 / 90, 16: 2.5 / 65
+ * against 1.7 / 51). */
+int ft_lapack_panel_factor(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *T,
+                           int64_t ldt, double *work, int64_t lwork);
 /* T (k x k upper triangular, ld ldt) of the block reflector H = I - V T V^T of k forward,
  * column-wise reflectors stored below the diagonal of the m x k V (dlarft 'F','C'). */
 int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,

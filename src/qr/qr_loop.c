@@ -89,8 +89,8 @@ static int seal_threads(const qr_t *g)
     return cpus >= 8 ? 4 : cpus >= 4 ? 2 : 1;
 }
 
-/* Panel p on the host (P: mi x ib, ld ldp): LAPACK's recursive dgeqrt3 (the QR and T at once;
- * ft_lapack_panel_qrt) and T sealed, and the top ib x ib block of V (zeros above the
+/* Panel p on the host (P: mi x ib, ld ldp): the QR and T (ft_lapack_panel_factor: LAPACK's
+ * recursive dgeqrt3 on small hosts, dgeqrf and dlarft on large ones) and T sealed, and the top ib x ib block of V (zeros above the
  * diagonal, the unit diagonal) into g->hVt: the device forms V from the panel it receives and
  * that block (qr_factor). The vectors are sealed after the copies are issued, while the host
  * waits (qr_factor). A later change to V or T — on the way, in work memory — makes them
@@ -112,8 +112,9 @@ static int panel(qr_t *g, int64_t p, double *P, int64_t ldp, double *T, double *
             return st;
     }
     if (g->nplan) FT_CHECK(qr_panel_fault(g, p, P, ldp, 0));
-    if (h == 0) { /* the QR and T at once (recursive, level 3) */
-        if ((st = ft_lapack_panel_qrt(mi, ib, P, ldp, tau, T, nb))) return st;
+    if (h == 0) { /* the QR and T (dgeqrt3 on small hosts) */
+        if ((st = ft_lapack_panel_factor(mi, ib, P, ldp, tau, T, nb, g->hwork, g->lhwork)))
+            return st;
     } else {
         if ((st = ft_lapack_panel_qr(mi - h, ib - h, P + h + h * ldp, ldp, tau + h, g->hwork,
                                      g->lhwork)))

@@ -143,7 +143,9 @@ static int run_op(cal_t *k, ft_queue_t *q, int what, int64_t m, int64_t n, int64
         return qr_dev_panel(be, q, m, nb, 0, k->P, k->m2, k->tau, k->V, k->m2, k->T, nb, k->W,
                             nb, k->lw, k->lwb, NULL, NULL);
     case 1: {
-        return ft_lapack_panel_qrt(m, nb, k->hP, k->cm2, k->hw + 64 * 256, k->hw, nb);
+        /* hw: T (nb x nb <= 256^2), tau (256), the work (the rest of 64 x 256 + 256^2) */
+        return ft_lapack_panel_factor(m, nb, k->hP, k->cm2, k->hw + 256 * 256, k->hw, nb,
+                                      k->hw + 256 * 256 + 256, 64 * 256 - 256);
     }
     case 2: return qr_larfb_v(be, q, m, n, nb, k->V, k->m2, k->T, nb, k->C, m, k->W, nb);
     case 3:

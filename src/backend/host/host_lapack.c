@@ -1,5 +1,6 @@
 /* host_lapack.c — host LAPACK (LAPACKE) calls of the factorizations (backend.h, "host LAPACK"). */
 #include "backend/backend.h"
+#include "core/team.h"
 
 #include <lapacke.h>
 #include <limits.h>
@@ -37,6 +38,14 @@ int ft_lapack_panel_qrt(int64_t m, int64_t n, double *P, int64_t ldp, double *ta
     if (info != 0) return FT_ERR_LAPACK;
     for (int64_t c = 0; c < n; c++) tau[c] = T[c + c * ldt];
     return FT_SUCCESS;
+}
+
+int ft_lapack_panel_factor(int64_t m, int64_t n, double *P, int64_t ldp, double *tau, double *T,
+                           int64_t ldt, double *work, int64_t lwork)
+{
+    if (ft_host_threads() <= 4 && m >= n) return ft_lapack_panel_qrt(m, n, P, ldp, tau, T, ldt);
+    const int st = ft_lapack_panel_qr(m, n, P, ldp, tau, work, lwork);
+    return st ? st : ft_lapack_larft(m, n, P, ldp, tau, T, ldt);
 }
 
 int ft_lapack_larft(int64_t m, int64_t k, const double *V, int64_t ldv, const double *tau,
