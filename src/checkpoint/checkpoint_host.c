@@ -85,23 +85,9 @@ FT_SIMD_CLONES static void run_dots(const double *a, int len, uint64_t lo[CKP_NS
     hi[0] = h0, hi[1] = h1, hi[2] = h2, hi[3] = h3, hi[4] = h4;
 }
 
-/* run_dots for the first two sums only (the detection's: ckp_detect_host) */
-typedef void (*run_dots2_fn)(const double *a, int len, uint64_t lo[2], uint64_t hi[2]);
-static run_dots2_fn g_dots2;
-
-FT_SIMD_CLONES static void run_dots2(const double *a, int len, uint64_t lo[2], uint64_t hi[2])
-{
-    uint64_t l0 = 0, l1 = 0, h0 = 0, h1 = 0;
-    const uint32_t *w1 = g_vw[1] + (VR - len);
-    for (int r = 0; r < len; r++) {
-        uint64_t b;
-        memcpy(&b, a + r, sizeof b);
-        const uint64_t bl = (uint32_t)b, bh = b >> 32;
-        l0 += bl, h0 += bh;
-        l1 += bl * w1[r], h1 += bh * w1[r];
-    }
-    lo[0] = l0, lo[1] = l1, hi[0] = h0, hi[1] = h1;
-}
+/* the first two sums only (the detection's, ckp_detect_host; those beyond are left as they
+ * are): the AVX-512 kernel's two-sum instance, else g_dots */
+static run_dots_fn g_dots2;
 
 /*
  * run_dots with the 32 x 32 -> 64 multiply of the vector unit written out (vpmuludq multiplies
@@ -115,26 +101,28 @@ FT_SIMD_CLONES static void run_dots2(const double *a, int len, uint64_t lo[2], u
 #include <immintrin.h>
 #define CKP_HAVE_X86 1
 
-static void dots_tail(const double *a, int r, int len, uint64_t lo[CKP_NS], uint64_t hi[CKP_NS])
+static inline __attribute__((always_inline)) void dots_tail(const double *a, int r, int len,
+                                                            uint64_t lo[CKP_NS],
+                                                            uint64_t hi[CKP_NS], int ne)
 {
     for (; r < len; r++) {
         uint64_t b;
         memcpy(&b, a + r, sizeof b);
         const uint64_t bl = (uint32_t)b, bh = b >> 32;
         lo[0] += bl, hi[0] += bh;
-        for (int e = 1; e < CKP_NS; e++) {
+        for (int e = 1; e < ne; e++) {
             const uint64_t w = g_vw[e][VR - len + r];
             lo[e] += bl * w, hi[e] += bh * w;
         }
     }
 }
 
-__attribute__((target("avx512f"))) static void run_dots_512(const double *a, int len,
-                                                             uint64_t lo[CKP_NS],
-                                                             uint64_t hi[CKP_NS])
+/* the first ne of the sums (ne constant in each caller below) */
+static inline __attribute__((always_inline, target("avx512f"))) void
+dots_512(const double *a, int len, uint64_t lo[CKP_NS], uint64_t hi[CKP_NS], int ne)
 {
     __m512i l[CKP_NS], h[CKP_NS];
-    for (int e = 0; e < CKP_NS; e++) l[e] = h[e] = _mm512_setzero_si512();
+    for (int e = 0; e < ne; e++) l[e] = h[e] = _mm512_setzero_si512();
     const __m512i lo32 = _mm512_set1_epi64(0xffffffffll);
     const int off = VR - len;
     int r = 0;
@@ -143,43 +131,31 @@ __attribute__((target("avx512f"))) static void run_dots_512(const double *a, int
         const __m512i bh = _mm512_srli_epi64(b, 32);
         l[0] = _mm512_add_epi64(l[0], _mm512_and_si512(b, lo32));
         h[0] = _mm512_add_epi64(h[0], bh);
-        for (int e = 1; e < CKP_NS; e++) {
+        for (int e = 1; e < ne; e++) {
             const __m512i w = _mm512_loadu_si512((const void *)(g_vw64[e] + off + r));
             l[e] = _mm512_add_epi64(l[e], _mm512_mul_epu32(b, w));
             h[e] = _mm512_add_epi64(h[e], _mm512_mul_epu32(bh, w));
         }
     }
-    for (int e = 0; e < CKP_NS; e++) {
+    for (int e = 0; e < ne; e++) {
         lo[e] = (uint64_t)_mm512_reduce_add_epi64(l[e]);
         hi[e] = (uint64_t)_mm512_reduce_add_epi64(h[e]);
     }
-    dots_tail(a, r, len, lo, hi);
+    dots_tail(a, r, len, lo, hi, ne);
+}
+
+__attribute__((target("avx512f"))) static void run_dots_512(const double *a, int len,
+                                                             uint64_t lo[CKP_NS],
+                                                             uint64_t hi[CKP_NS])
+{
+    dots_512(a, len, lo, hi, CKP_NS);
 }
 
 __attribute__((target("avx512f"))) static void run_dots2_512(const double *a, int len,
-                                                              uint64_t lo[2], uint64_t hi[2])
+                                                              uint64_t lo[CKP_NS],
+                                                              uint64_t hi[CKP_NS])
 {
-    __m512i l0 = _mm512_setzero_si512(), l1 = l0, h0 = l0, h1 = l0;
-    const __m512i lo32 = _mm512_set1_epi64(0xffffffffll);
-    const int off = VR - len;
-    int r = 0;
-    for (; r + 8 <= len; r += 8) {
-        const __m512i b = _mm512_loadu_si512((const void *)(a + r));
-        const __m512i bh = _mm512_srli_epi64(b, 32);
-        const __m512i w = _mm512_loadu_si512((const void *)(g_vw64[1] + off + r));
-        l0 = _mm512_add_epi64(l0, _mm512_and_si512(b, lo32));
-        h0 = _mm512_add_epi64(h0, bh);
-        l1 = _mm512_add_epi64(l1, _mm512_mul_epu32(b, w));
-        h1 = _mm512_add_epi64(h1, _mm512_mul_epu32(bh, w));
-    }
-    lo[0] = (uint64_t)_mm512_reduce_add_epi64(l0), lo[1] = (uint64_t)_mm512_reduce_add_epi64(l1);
-    hi[0] = (uint64_t)_mm512_reduce_add_epi64(h0), hi[1] = (uint64_t)_mm512_reduce_add_epi64(h1);
-    for (; r < len; r++) {
-        uint64_t x;
-        memcpy(&x, a + r, sizeof x);
-        const uint64_t bl = (uint32_t)x, bh = x >> 32, w1 = g_vw[1][off + r];
-        lo[0] += bl, hi[0] += bh, lo[1] += bl * w1, hi[1] += bh * w1;
-    }
+    dots_512(a, len, lo, hi, 2);
 }
 
 __attribute__((target("avx2"))) static void run_dots_256(const double *a, int len,
@@ -209,7 +185,7 @@ __attribute__((target("avx2"))) static void run_dots_256(const double *a, int le
         lo[e] = (x[0] + x[1]) + (x[2] + x[3]);
         hi[e] = (y[0] + y[1]) + (y[2] + y[3]);
     }
-    dots_tail(a, r, len, lo, hi);
+    dots_tail(a, r, len, lo, hi, CKP_NS);
 }
 #endif
 
@@ -223,7 +199,7 @@ static void vw_init(void)
         for (int L = 1; L <= VR; L++) g_vc[L][e] = binom((uint64_t)(L + e - 1), e);
     }
     g_dots = run_dots;
-    g_dots2 = run_dots2;
+    g_dots2 = run_dots;
 #ifdef CKP_HAVE_X86
     /* FTLA_CKP_DOTS=generic | avx2 (tests and measurements): the compiler's kernel, or the
      * AVX2 one on a machine that has AVX-512 too */
@@ -238,11 +214,15 @@ static void vw_init(void)
 
 /* The sums of rows [r0, m) of the column a (weights of t = m - r), by runs of VR rows; *raw (if
  * not NULL) += the plain sum mod 2^64 of the same bit patterns, from the same loads. */
-static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS], uint64_t *raw)
+/* The first ne sums of rows [r0, m) of the column a (weights of t = m - r), by runs of VR rows
+ * (dots: ne of them at least); *raw (if not NULL) += the plain sum mod 2^64 of the same bit
+ * patterns, from the same loads. */
+static inline __attribute__((always_inline)) void sums_ne(const double *a, int64_t r0, int64_t m,
+                                                          uint64_t *o, uint64_t *raw, int ne,
+                                                          run_dots_fn dots)
 {
     uint64_t rs = 0;
     typedef unsigned __int128 u128;
-    pthread_once(&g_vw_once, vw_init);
     u128 S[CKP_NS] = {0};
     /* runs of VR rows, then a last run of L >= 16 rows: its dots, S shifted by C(L + d - 1, d)
      * (g_vc, a table: the binomials' divisions cost as much as a short run's dots); shorter
@@ -251,15 +231,15 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS],
         const int L = m - r0 < VR ? (int)(m - r0) : VR;
         uint64_t lo[CKP_NS], hi[CKP_NS];
         const uint64_t *vc = g_vc[L];
-        g_dots(a + r0, L, lo, hi);
+        dots(a + r0, L, lo, hi);
         rs += lo[0] + (hi[0] << 32); /* the weight-1 dot's halves: the plain sum */
         u128 n[CKP_NS];
-        for (int e = 0; e < CKP_NS; e++) {
+        for (int e = 0; e < ne; e++) {
             u128 t = (u128)lo[e] + ((u128)hi[e] << 32);
             for (int d = 0; d <= e; d++) t += (u128)vc[d] * S[e - d];
             n[e] = t;
         }
-        for (int e = 0; e < CKP_NS; e++) S[e] = ckp_red128(n[e]);
+        for (int e = 0; e < ne; e++) S[e] = ckp_red128(n[e]);
         r0 += L;
     }
     for (int64_t r = r0; r < m; r++) { /* the last rows: the recurrence (< 2^100) */
@@ -267,37 +247,23 @@ static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS],
         memcpy(&b, a + r, sizeof b);
         rs += b;
         S[0] += b;
-        S[1] += S[0];
-        S[2] += S[1];
-        S[3] += S[2];
-        S[4] += S[3];
+        for (int e = 1; e < ne; e++) S[e] += S[e - 1];
     }
-    for (int e = 0; e < CKP_NS; e++) o[e] = ckp_red128(S[e]);
+    for (int e = 0; e < ne; e++) o[e] = ckp_red128(S[e]);
     if (raw) *raw += rs;
 }
 
-/* sums_col for S_0 and S_1 only (the same residues) */
+static void sums_col(const double *a, int64_t r0, int64_t m, uint64_t o[CKP_NS], uint64_t *raw)
+{
+    pthread_once(&g_vw_once, vw_init);
+    sums_ne(a, r0, m, o, raw, CKP_NS, g_dots);
+}
+
+/* S_0 and S_1 only (the same residues) */
 static void sums2_col(const double *a, int64_t r0, int64_t m, uint64_t o[2])
 {
-    typedef unsigned __int128 u128;
     pthread_once(&g_vw_once, vw_init);
-    u128 S0 = 0, S1 = 0;
-    while (m - r0 >= 16) {
-        const int L = m - r0 < VR ? (int)(m - r0) : VR;
-        uint64_t lo[2], hi[2];
-        g_dots2(a + r0, L, lo, hi);
-        const u128 n0 = (u128)lo[0] + ((u128)hi[0] << 32) + S0;
-        const u128 n1 = (u128)lo[1] + ((u128)hi[1] << 32) + S1 + (u128)L * S0; /* C(L, 1) = L */
-        S0 = ckp_red128(n0), S1 = ckp_red128(n1);
-        r0 += L;
-    }
-    for (int64_t r = r0; r < m; r++) {
-        uint64_t b;
-        memcpy(&b, a + r, sizeof b);
-        S0 += b;
-        S1 += S0;
-    }
-    o[0] = ckp_red128(S0), o[1] = ckp_red128(S1);
+    sums_ne(a, r0, m, o, NULL, 2, g_dots2);
 }
 
 static void sums_runs(int64_t m, int64_t c0, int64_t c1, const double *A, int64_t lda,
