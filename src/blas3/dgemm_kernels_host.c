@@ -15,8 +15,9 @@
 #include <string.h>
 
 /* The rows [i0, i1) of block J that pass: every ingredient finite, the prediction's bounds in
- * range and both residuals within the full threshold — dgemm_row_check's pass from the same
- * formulas (abft_tau, abft_unscale), without its branches, so that it runs as a vector loop (in
+ * range and both residuals within the threshold less its underflow part (below) —
+ * dgemm_row_check's pass from the same formulas (abft_tau, abft_unscale), without its branches,
+ * so that it runs as a vector loop (in
  * the vector clones FMA contraction may move the threshold by an ulp: immaterial next to its
  * safety factor). Every other row goes to dgemm_row_check, which decides it as before. */
 FT_SIMD_CLONES static void verify_fast(const dgemm_rowcheck_args_t *a, int64_t J, int64_t i0,
@@ -30,16 +31,27 @@ FT_SIMD_CLONES static void verify_fast(const dgemm_rowcheck_args_t *a, int64_t J
     const double *ce = c0 ? a->csums + 2 * J * m + i0 : zeros, *cw = c0 ? ce + m : zeros,
                  *ca = c0 ? a->cabss + J * m + i0 : zeros;
     const double gmax = a->zmax[J], alpha = a->alpha, beta = c0 ? a->beta : 0.0;
+    /* abft_tau + abft_tau_s without the gradual-underflow part: that part is formed from the
+     * smallest subnormal, and subnormal operands take a microcode assist on each vector
+     * operation (~20 ns a row, most of the check). Leaving out a nonnegative term only lowers
+     * the threshold, so a row that passes here passes the full bound too; one that fails goes to
+     * dgemm_row_check, which decides with all of it (data near the underflow threshold). The
+     * other factors are formed once, the operations in abft_tau's order. */
+    const double tol = a->tol, rsig = a->rsig, kk = (double)a->k, tt = (double)tj;
+    const double aa = fabs(alpha), bb = fabs(beta);
+    const int small = gmax < 1.0;
+    const double f1 = small ? gmax * rsig : gmax, f2 = small ? 1.0 : rsig;
+    const double cg = (tol * ABFT_U * (2.0 * kk + tt + 4.0)) * aa;
+    const double ch = tol * ABFT_U * (tt + 4.0) * bb, cs = tol * ABFT_U * (tt + 1.0);
     for (int64_t r = 0; r < n; r++) {
         const double p1 = alpha * pe[r] + beta * ce[r], p2 = alpha * pw[r] + beta * cw[r];
         const double h = ca[r], de = se[r] - p1, dw = sw[r] - p2, g = an[r], s = sa[r];
-        double t = abft_tau(a->tol, a->k, tj, alpha, beta, g, gmax, h, 0.0, a->rsig);
-        const double P = abft_unscale(g, gmax, a->rsig);
-        const double G = fabs(alpha) * P + fabs(beta) * h;
+        const double P = (g * f1) * f2; /* abft_unscale(g, gmax, rsig) */
+        const double G = aa * P + bb * h;
+        const double t = ((cg * g) * f1) * f2 + ch * h + cs * s;
         const int range = (P < DBL_MAX / 4) & (G < DBL_MAX / 4); /* false for NaN */
-        t += abft_tau_s(a->tol, tj, s);
         pass[r] = (unsigned char)((fabs(t) <= DBL_MAX) & (fabs(s) <= DBL_MAX) & range &
-                                       (fabs(de) <= t) & (fabs(dw) <= t));
+                                  (fabs(de) <= t) & (fabs(dw) <= t));
     }
 }
 
