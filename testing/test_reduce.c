@@ -26,6 +26,8 @@
  *   test_reduce cpu|cuda [--small]  (--small: sizes up to 300, for compute-sanitizer)
  *   test_reduce cuda --bench        qr_wsums and the checkpoint sums on 16384 x 16384 and
  *                                   32768 x 8192: ms (median of 7) and GB/s of what they read
+ *   test_reduce cpu --bench         the same on 4096 x 2048 and 8192 x 8192, and the host's
+ *                                   fused encoding with its copy of A
  */
 #include "backend/host/host_queue.h"
 #include "checkpoint/checkpoint.h"
@@ -421,9 +423,10 @@ static void bench_panel(env_t *e, tu_rng_t *rng)
 
 static void bench(env_t *e, tu_rng_t *rng)
 {
-    const int64_t shapes[][2] = {{16384, 16384}, {32768, 8192}};
+    const int host = e->be->kind == FT_DEVICE_CPU;
+    const int64_t shapes[][2] = {{16384, 16384}, {32768, 8192}, {4096, 2048}, {8192, 8192}};
     printf("%%   m      n     op         i        ms(med)  min     max     GB/s\n");
-    for (size_t s = 0; s < 2; s++) {
+    for (size_t s = host ? 2 : 0; s < (host ? 4u : 2u); s++) {
         const int64_t m = shapes[s][0], n = shapes[s][1];
         const int64_t nbc = abft_qr_check_width(n), B = (n + nbc - 1) / nbc;
         double *col = tu_malloc(m);
@@ -433,15 +436,26 @@ static void bench(env_t *e, tu_rng_t *rng)
         }
         e->be->memset0(e->q, e->dEW, (size_t)(n * QR_NCS * B) * sizeof(double));
         free(col);
-        for (int op = 0; op < 3; op++) {
-            const int64_t i = op == 0 ? 0 : n; /* the encode, the final check, Q's sums */
+        /* the host: op 3, the fused encoding with its copy of A (ft_host_qr_encode), what
+         * ft_dgeqrf runs at i = 0 there; its copy to the x buffer, which holds 3B columns */
+        double *enc_copy = NULL, *enc_scr = NULL;
+        if (host) {
+            enc_copy = tu_malloc(m * n);
+            enc_scr = tu_malloc(ft_host_qr_encode_scratch(m, n) + 2 * n);
+        }
+        for (int op = 0; op < (host ? 4 : 3); op++) {
+            const int64_t i = op == 0 || op == 3 ? 0 : n; /* encode, final check, Q's sums */
             double t[7];
             for (int r = -1; r < 7; r++) {
                 e->be->sync(e->q);
                 const double t0 = ft_wtime();
                 if (op < 2)
                     e->be->qr_wsums(e->q, m, n, i, e->dA, m, e->dEW, n, nbc, QR_NCS, e->dX, m);
-                else
+                else if (op == 3) {
+                    double *sc = enc_scr + 2 * n;
+                    ft_host_qr_encode(e->q, m, n, e->dA, m, e->dEW, n, nbc, QR_NCS, e->dX, m,
+                                      enc_scr, enc_scr + n, sc, enc_copy, m);
+                } else
                     ckp_kernels(e->be)->sums(e->q, m, n, e->dA, m, e->dS);
                 e->be->sync(e->q);
                 if (r >= 0) t[r] = ft_wtime() - t0;
@@ -450,12 +464,15 @@ static void bench(env_t *e, tu_rng_t *rng)
             /* bytes read: all of A (encode), the upper trapezoid (final check), the strictly
              * lower part (Q's sums) */
             const double el = op == 0 ? (double)m * n
+                              : op == 3 ? 2.0 * m * n /* A read, its copy written */
                               : op == 1 ? (double)n * (n + 1) / 2
                                         : (double)m * n - (double)n * (n + 1) / 2;
             printf("%7lld %6lld %-10s %6lld %8.3f %7.3f %7.3f %7.0f\n", (long long)m,
-                   (long long)n, op == 0 ? "wsums" : op == 1 ? "wsums" : "ckp_sums",
+                   (long long)n, op < 2 ? "wsums" : op == 2 ? "ckp_sums" : "encode+copy",
                    (long long)i, 1e3 * t[3], 1e3 * t[0], 1e3 * t[6], 8.0 * el / t[3] * 1e-9);
         }
+        free(enc_copy);
+        free(enc_scr);
     }
 }
 
@@ -470,7 +487,9 @@ int main(int argc, char **argv)
     const int do_bench = argc > 2 && strcmp(argv[2], "--bench") == 0;
     const int small = argc > 2 && strcmp(argv[2], "--small") == 0;
     env_t e;
-    const int64_t amax = do_bench ? (int64_t)16384 * 16384 : (int64_t)3003 * 3000;
+    const int64_t amax = do_bench ? (dev == FT_DEVICE_CPU ? (int64_t)8192 * 8192
+                                                          : (int64_t)16384 * 16384)
+                                  : (int64_t)3003 * 3000;
     int st = setup(&e, dev, amax, do_bench ? 16384 * 48 : 3000 * 96,
                    do_bench ? 32768 * 96 : 3000 * 96);
     TU_CHECK(st == 0, "setup: %s", ft_strerror(st));
