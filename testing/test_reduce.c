@@ -24,8 +24,9 @@
  * must both pass (CTest runs both).
  *
  *   test_reduce cpu|cuda [--small]  (--small: sizes up to 300, for compute-sanitizer)
- *   test_reduce cuda --bench        qr_wsums and the checkpoint sums on 16384 x 16384 and
- *                                   32768 x 8192: ms (median of 7) and GB/s of what they read
+ *   test_reduce cuda --bench        qr_wsums, the checkpoint sums and the detection's two on
+ *                                   16384 x 16384 and 32768 x 8192: ms (median of 7) and GB/s
+ *                                   of what they read
  *   test_reduce cpu --bench         the same on 4096 x 2048 and 8192 x 8192, and the host's
  *                                   fused encoding with its copy of A
  */
@@ -443,7 +444,9 @@ static void bench(env_t *e, tu_rng_t *rng)
             enc_copy = tu_malloc(m * n);
             enc_scr = tu_malloc(ft_host_qr_encode_scratch(m, n) + 2 * n);
         }
-        for (int op = 0; op < (host ? 4 : 3); op++) {
+        for (int op = 0; op < 5; op++) {
+            if (op == 3 && !host) continue;
+            if (op == 4 && !ckp_kernels(e->be)->detect) continue;
             const int64_t i = op == 0 || op == 3 ? 0 : n; /* encode, final check, Q's sums */
             double t[7];
             for (int r = -1; r < 7; r++) {
@@ -455,7 +458,9 @@ static void bench(env_t *e, tu_rng_t *rng)
                     double *sc = enc_scr + 2 * n;
                     ft_host_qr_encode(e->q, m, n, e->dA, m, e->dEW, n, nbc, QR_NCS, e->dX, m,
                                       enc_scr, enc_scr + n, sc, enc_copy, m);
-                } else
+                } else if (op == 4)
+                    ckp_kernels(e->be)->detect(e->q, m, n, e->dA, m, e->dS);
+                else
                     ckp_kernels(e->be)->sums(e->q, m, n, e->dA, m, e->dS);
                 e->be->sync(e->q);
                 if (r >= 0) t[r] = ft_wtime() - t0;
@@ -467,8 +472,10 @@ static void bench(env_t *e, tu_rng_t *rng)
                               : op == 3 ? 2.0 * m * n /* A read, its copy written */
                               : op == 1 ? (double)n * (n + 1) / 2
                                         : (double)m * n - (double)n * (n + 1) / 2;
+            static const char *const nm[] = {"wsums", "wsums", "ckp_sums", "encode+copy",
+                                             "ckp_detect"};
             printf("%7lld %6lld %-10s %6lld %8.3f %7.3f %7.3f %7.0f\n", (long long)m,
-                   (long long)n, op < 2 ? "wsums" : op == 2 ? "ckp_sums" : "encode+copy",
+                   (long long)n, nm[op],
                    (long long)i, 1e3 * t[3], 1e3 * t[0], 1e3 * t[6], 8.0 * el / t[3] * 1e-9);
         }
         free(enc_copy);

@@ -31,16 +31,21 @@ constexpr int PAD = SEG + SEG / 16; /* a segment in shared memory, one pad word 
 
 __device__ __forceinline__ int pidx(int f) { return f + (f >> 4); }
 
+/* NS = CKP_NS: all the sums (ckp_sums_ref); NS = 2: the first two, the detection's
+ * (ckp_detect_host), out[2 c + e] — a quarter of the multiplications mod p, which bound the
+ * five-sum kernel (0.72 ms at 16384^2 on the H100, the read alone ~0.25) */
+template <int NS>
 __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t lda,
                                              uint64_t *out)
 {
+    static_assert(NS == 2 || NS == CKP_NS, "all the sums or the detection's two");
     __shared__ uint64_t seg[CW][PAD];
-    __shared__ uint64_t red[CW][CKP_NS];
+    __shared__ uint64_t red[CW][NS];
     const int64_t c = blockIdx.x;
     const double *a = A + c * lda;
     const int w = threadIdx.x >> 5, l = threadIdx.x & 31;
     const uint64_t inv4 = ckp_mul(CKP_INV2, CKP_INV2);
-    uint64_t s[CKP_NS] = {0, 0, 0, 0, 0};
+    uint64_t s[CKP_NS] = {0, 0, 0, 0, 0}; /* NS = 2: s[2..4] stay 0, unused */
     uint64_t *sg = seg[w];
     /* segments of SEG rows from row c + 1, warp w taking every CW-th */
     for (int64_t base = c + 1 + (int64_t)w * SEG; base < m; base += (int64_t)CW * SEG) {
@@ -64,41 +69,46 @@ __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t
             const uint64_t b = sg[pidx(K * l + j)];
             l0 += b & 0xffffffffull, h0 += b >> 32;
             l1 += l0, h1 += h0;
-            l2 += l1, h2 += h1;
-            l3 += l2, h3 += h2;
-            l4 += l3, h4 += h3;
+            if (NS > 2) {
+                l2 += l1, h2 += h1;
+                l3 += l2, h3 += h2;
+                l4 += l3, h4 += h3;
+            }
         }
         const uint64_t t32 = 1ull << 32;
-        const uint64_t r0 = ckp_add(ckp_mul(h0, t32), l0), r1 = ckp_add(ckp_mul(h1, t32), l1),
-                       r2 = ckp_add(ckp_mul(h2, t32), l2), r3 = ckp_add(ckp_mul(h3, t32), l3),
-                       r4 = ckp_add(ckp_mul(h4, t32), l4);
+        const uint64_t r0 = ckp_add(ckp_mul(h0, t32), l0), r1 = ckp_add(ckp_mul(h1, t32), l1);
         __syncwarp(); /* the segment is reloaded next */
         /* D = t - t' = m - (base + K l + K), mod p (negative past the end of the column) */
         const int64_t d = m - (base + (int64_t)K * l + K);
         const uint64_t D = d >= 0 ? (uint64_t)d : CKP_P - (uint64_t)(-d);
         const uint64_t m1 = D;
-        const uint64_t m2 = ckp_mul(ckp_mul(D, ckp_red(D + 1)), CKP_INV2);
-        const uint64_t m3 = ckp_mul(ckp_mul(m2, ckp_red(D + 2)), CKP_INV3);
-        const uint64_t m4 = ckp_mul(ckp_mul(m3, ckp_red(D + 3)), inv4);
         s[0] = ckp_add(s[0], r0);
         s[1] = ckp_add(s[1], ckp_add(r1, ckp_mul(r0, m1)));
-        s[2] = ckp_add(s[2], ckp_add(ckp_add(r2, ckp_mul(r1, m1)), ckp_mul(r0, m2)));
-        s[3] = ckp_add(s[3], ckp_add(ckp_add(r3, ckp_mul(r2, m1)),
-                                     ckp_add(ckp_mul(r1, m2), ckp_mul(r0, m3))));
-        s[4] = ckp_add(s[4], ckp_add(ckp_add(ckp_add(r4, ckp_mul(r3, m1)), ckp_mul(r2, m2)),
-                                     ckp_add(ckp_mul(r1, m3), ckp_mul(r0, m4))));
+        if (NS > 2) {
+            const uint64_t r2 = ckp_add(ckp_mul(h2, t32), l2),
+                           r3 = ckp_add(ckp_mul(h3, t32), l3),
+                           r4 = ckp_add(ckp_mul(h4, t32), l4);
+            const uint64_t m2 = ckp_mul(ckp_mul(D, ckp_red(D + 1)), CKP_INV2);
+            const uint64_t m3 = ckp_mul(ckp_mul(m2, ckp_red(D + 2)), CKP_INV3);
+            const uint64_t m4 = ckp_mul(ckp_mul(m3, ckp_red(D + 3)), inv4);
+            s[2] = ckp_add(s[2], ckp_add(ckp_add(r2, ckp_mul(r1, m1)), ckp_mul(r0, m2)));
+            s[3] = ckp_add(s[3], ckp_add(ckp_add(r3, ckp_mul(r2, m1)),
+                                         ckp_add(ckp_mul(r1, m2), ckp_mul(r0, m3))));
+            s[4] = ckp_add(s[4], ckp_add(ckp_add(ckp_add(r4, ckp_mul(r3, m1)), ckp_mul(r2, m2)),
+                                         ckp_add(ckp_mul(r1, m3), ckp_mul(r0, m4))));
+        }
     }
 #pragma unroll
-    for (int e = 0; e < CKP_NS; e++)
+    for (int e = 0; e < NS; e++)
         for (int o = 16; o > 0; o >>= 1)
             s[e] = ckp_add(s[e], __shfl_down_sync(0xffffffffu, s[e], o));
     if (l == 0)
-        for (int e = 0; e < CKP_NS; e++) red[w][e] = s[e];
+        for (int e = 0; e < NS; e++) red[w][e] = s[e];
     __syncthreads();
-    if (threadIdx.x < CKP_NS) {
+    if (threadIdx.x < NS) {
         uint64_t v = 0;
         for (int i = 0; i < CW; i++) v = ckp_add(v, red[i][threadIdx.x]);
-        out[CKP_NS * c + threadIdx.x] = v;
+        out[NS * c + threadIdx.x] = v;
     }
 }
 
@@ -113,12 +123,22 @@ static int c_sums(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t
     if (nc > 0x7fffffff) return FT_ERR_TOO_LARGE;
     /* one block a column: a panel's columns split over more blocks (the rows in parts, added
      * mod p) ran slower on the H100, 18.4 against 15.9 us for 16384 x 128 (bench/NOTES.md) */
-    sums_k<<<(unsigned)nc, CT, 0, ftla_cuda_queue_stream(q)>>>(m, A, lda, out);
+    sums_k<CKP_NS><<<(unsigned)nc, CT, 0, ftla_cuda_queue_stream(q)>>>(m, A, lda, out);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }
 
-static const ckp_kernels_t s_cuda = {"cuda", c_sums};
+static int c_detect(ft_queue_t *q, int64_t m, int64_t nc, const double *A, int64_t lda,
+                    uint64_t *out)
+{
+    if (nc <= 0) return FT_SUCCESS;
+    if (nc > 0x7fffffff) return FT_ERR_TOO_LARGE;
+    sums_k<2><<<(unsigned)nc, CT, 0, ftla_cuda_queue_stream(q)>>>(m, A, lda, out);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+static const ckp_kernels_t s_cuda = {"cuda", c_sums, c_detect};
 
 const ckp_kernels_t *ckp_kernels_cuda(void) { return &s_cuda; }
 
