@@ -17,9 +17,9 @@
 /* The rows [i0, i1) of block J that pass: every ingredient finite, the prediction's bounds in
  * range and both residuals within the threshold less its underflow part (below) —
  * dgemm_row_check's pass from the same formulas (abft_tau, abft_unscale), without its branches,
- * so that it runs as a vector loop (in
- * the vector clones FMA contraction may move the threshold by an ulp: immaterial next to its
- * safety factor). Every other row goes to dgemm_row_check, which decides it as before. */
+ * so that it runs as a vector loop (in the vector clones FMA contraction may move the threshold
+ * by an ulp: immaterial next to its safety factor). Every other row goes to dgemm_row_check,
+ * which decides it as before. */
 FT_SIMD_CLONES static void verify_fast(const dgemm_rowcheck_args_t *a, int64_t J, int64_t i0,
                                        int64_t i1, unsigned char *pass)
 {
