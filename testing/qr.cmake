@@ -134,6 +134,7 @@ set_tests_properties(test_trace_cpu test_trace_deferred_cpu testing_ft_dgeqrf_tr
                      testing_ft_dgeqrf_trace_gpanel_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 # the performance model: calibrated into a cache directory, then read back from it
 ftla_test_target(test_model)
+target_include_directories(test_model PRIVATE ${PROJECT_SOURCE_DIR}/src)
 foreach(d cpu gpu)
   ftla_label_props(${d})
   add_test(NAME test_model_${d}

@@ -192,6 +192,73 @@ static void line2(double x1, double t1, double x2, double t2, double *a, double 
     if (*a < 0) *a = 0, *b = t2 / x2;
 }
 
+typedef struct {
+    double t[QR_MODEL_DT_N];
+} dev_times_t;
+typedef struct {
+    int64_t gm[QR_MODEL_NH], um1, un1, um2, un2, m1, m2;
+} dev_sizes_t;
+
+/* One pass over the device's measurements (those with redo[i] set; all with redo NULL), each
+ * entry kept as the fastest seen. A lone slow episode (a few ms of another tenant, clocks,
+ * the host thread held) lasts through the four runs of one entry: on a fresh H200 one such
+ * calibration took nb 128's panel at 2048 rows 2.7x slow and nb 256's update rate at 0.58x,
+ * chose nb 128 at n = 32768 and ran 14 % slower (bench/NOTES.md, issue 10 session 40). */
+static int dev_pass(cal_t *k, const dev_sizes_t *Z, dev_times_t *D, const int *redo)
+{
+    for (int j = 0; j < QR_MODEL_NNB; j++) {
+        const int64_t nb = NBS[j];
+        double t;
+        for (int h = 0; h < QR_MODEL_NH; h++)
+            if (!redo || redo[QR_MODEL_DT_GP(h, j)]) {
+                FT_CHECK(timeit(k, 0, Z->gm[h], 0, nb, &t));
+                if (t < D->t[QR_MODEL_DT_GP(h, j)]) D->t[QR_MODEL_DT_GP(h, j)] = t;
+            }
+        const struct {
+            int i, what;
+            int64_t m, n;
+        } u[4] = {{QR_MODEL_DT_UP1(j), 2, Z->um1, Z->un1},
+                  {QR_MODEL_DT_UP2(j), 2, Z->um2, Z->un2},
+                  {QR_MODEL_DT_CS1(j), 3, Z->m1, 0},
+                  {QR_MODEL_DT_CS2(j), 3, Z->m2, 0}};
+        for (int e = 0; e < 4; e++)
+            if (!redo || redo[u[e].i]) {
+                FT_CHECK(timeit(k, u[e].what, u[e].m, u[e].n, nb, &t));
+                if (t < D->t[u[e].i]) D->t[u[e].i] = t;
+            }
+    }
+    return FT_SUCCESS;
+}
+
+int qr_model_suspect(const double *t, int *redo)
+{
+    int n = 0;
+    for (int i = 0; i < QR_MODEL_DT_N; i++) redo[i] = 0;
+#define PAIR(lo, hi, f)                                                                            \
+    if (t[lo] * (f) > t[hi]) redo[lo] = redo[hi] = 1, n++;
+    for (int j = 0; j < QR_MODEL_NNB; j++) {
+        for (int h = 0; h < QR_MODEL_NH; h++) {
+            /* twice the columns: twice the flops, 1.8-2.1x the time measured on the H100 and
+             * the H200; beyond 2.6x one of the two is suspect */
+            if (j + 1 < QR_MODEL_NNB) {
+                PAIR(QR_MODEL_DT_GP(h, j), QR_MODEL_DT_GP(h, j + 1), 1.0)
+                PAIR(QR_MODEL_DT_GP(h, j + 1), QR_MODEL_DT_GP(h, j), 1.0 / 2.6)
+            }
+            if (h + 1 < QR_MODEL_NH) PAIR(QR_MODEL_DT_GP(h, j), QR_MODEL_DT_GP(h + 1, j), 1.0)
+        }
+        /* twice the rank: twice the flops at a rate that grows with the rank (1.6x the time
+         * from 128 to 256 on the H200): more than 2.2x, or less than 1x, is suspect */
+        if (j + 1 < QR_MODEL_NNB) {
+            PAIR(QR_MODEL_DT_UP2(j), QR_MODEL_DT_UP2(j + 1), 1.0)
+            PAIR(QR_MODEL_DT_UP2(j + 1), QR_MODEL_DT_UP2(j), 1.0 / 2.2)
+        }
+        PAIR(QR_MODEL_DT_UP1(j), QR_MODEL_DT_UP2(j), 1.0)
+        PAIR(QR_MODEL_DT_CS1(j), QR_MODEL_DT_CS2(j), 1.0)
+    }
+#undef PAIR
+    return n;
+}
+
 static int calibrate(ft_call_t *c, qr_model_t *M)
 {
     cal_t k = {.c = c, .be = c->be, .q = c->main};
@@ -228,28 +295,38 @@ static int calibrate(ft_call_t *c, qr_model_t *M)
     FT_CHECK(be->unit_lower(k.q, 256, k.V, m2));
     FT_CHECK(be->memset0(k.q, k.T, 256 * 256 * sizeof(double)));
     FT_CHECK(be->sync(k.q));
-    double t1, t2;
     for (int h = 0; h < QR_MODEL_NH; h++) M->gp_m[h] = (double)gm[h], M->cp_m[h] = (double)cm[h];
+    /* the device's measurements: two whole passes, each entry the faster of the two, then
+     * entries that break the shape such times have redone (dev_pass, qr_model_suspect) */
+    dev_times_t D;
+    for (int i = 0; i < (int)(sizeof D.t / sizeof D.t[0]); i++) D.t[i] = 1e30;
+    const dev_sizes_t Z = {{gm[0], gm[1], gm[2]}, um1, un1, um2, un2, m1, m2};
+    for (int pass = 0; pass < 2; pass++) FT_CHECK(dev_pass(&k, &Z, &D, NULL));
+    for (int again = 0; again < 3; again++) {
+        int redo[QR_MODEL_DT_N];
+        if (!qr_model_suspect(D.t, redo)) break;
+        FT_CHECK(dev_pass(&k, &Z, &D, redo));
+    }
     for (int j = 0; j < QR_MODEL_NNB; j++) {
         const int64_t nb = NBS[j];
-        for (int h = 0; h < QR_MODEL_NH; h++) {
-            FT_CHECK(timeit(&k, 0, gm[h], 0, nb, &M->gp_t[h][j]));
-            if (!host) FT_CHECK(timeit(&k, 1, cm[h], 0, nb, &M->cp_t[h][j]));
-        }
-        if (host) { /* one LAPACK: the same panel */
-            memcpy(M->cp_m, M->gp_m, sizeof M->cp_m);
-            for (int h = 0; h < QR_MODEL_NH; h++) M->cp_t[h][j] = M->gp_t[h][j];
-        }
-        FT_CHECK(timeit(&k, 2, um1, un1, nb, &t1));
-        FT_CHECK(timeit(&k, 2, um2, un2, nb, &t2));
+        for (int h = 0; h < QR_MODEL_NH; h++) M->gp_t[h][j] = D.t[QR_MODEL_DT_GP(h, j)];
         const double f1 = 4.0 * um1 * un1 * nb, f2 = 4.0 * um2 * un2 * nb;
+        const double t1 = D.t[QR_MODEL_DT_UP1(j)], t2 = D.t[QR_MODEL_DT_UP2(j)];
         double a, b;
         line2(f1, t1, f2, t2, &a, &b);
         M->up_a[j] = a, M->up_r[j] = b > 0 ? 1.0 / b : f2 / t2;
-        FT_CHECK(timeit(&k, 3, m1, 0, nb, &t1));
-        FT_CHECK(timeit(&k, 3, m2, 0, nb, &t2));
-        line2((double)m1, t1, (double)m2, t2, &M->cs_a[j], &M->cs_b[j]);
+        line2((double)m1, D.t[QR_MODEL_DT_CS1(j)], (double)m2, D.t[QR_MODEL_DT_CS2(j)], &M->cs_a[j],
+              &M->cs_b[j]);
     }
+    /* the host panels after the device's measurements, not between them (host BLAS threads
+     * may still be spinning when the next device measurement is issued) */
+    for (int j = 0; j < QR_MODEL_NNB; j++)
+        for (int h = 0; h < QR_MODEL_NH; h++) {
+            if (!host) FT_CHECK(timeit(&k, 1, cm[h], 0, NBS[j], &M->cp_t[h][j]));
+            else M->cp_t[h][j] = M->gp_t[h][j]; /* one LAPACK: the same panel */
+        }
+    if (host) memcpy(M->cp_m, M->gp_m, sizeof M->cp_m);
+    double t1, t2;
     /* copies: a host panel's size */
     FT_CHECK(timeit(&k, 4, cm2, 256, 0, &t2));
     FT_CHECK(timeit(&k, 4, 1, 1, 0, &t1));

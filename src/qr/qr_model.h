@@ -53,6 +53,21 @@ double qr_model_verify(const qr_model_t *M, const qr_problem_t *P);
 /* The choices (placement: -1 = free, else 0/1; nb: 0 = free) into out (ftla.h). */
 void qr_model_choose(const qr_model_t *M, const qr_problem_t *P, int placement, int64_t nb,
                      double error_rate, ft_qr_model_t *out);
+/* The device's calibration times in one array of QR_MODEL_DT_N: the panel at each height h and
+ * block size j, the update at two sizes, the checksum columns' update at two heights. */
+#define QR_MODEL_DT_NGP (QR_MODEL_NH * QR_MODEL_NNB)
+#define QR_MODEL_DT_N (QR_MODEL_DT_NGP + 4 * QR_MODEL_NNB)
+#define QR_MODEL_DT_GP(h, j) ((h)*QR_MODEL_NNB + (j))
+#define QR_MODEL_DT_UP1(j) (QR_MODEL_DT_NGP + (j))
+#define QR_MODEL_DT_UP2(j) (QR_MODEL_DT_NGP + QR_MODEL_NNB + (j))
+#define QR_MODEL_DT_CS1(j) (QR_MODEL_DT_NGP + 2 * QR_MODEL_NNB + (j))
+#define QR_MODEL_DT_CS2(j) (QR_MODEL_DT_NGP + 3 * QR_MODEL_NNB + (j))
+/* Entries of t that break what such times must be — a panel faster with more columns or more
+ * rows, or more than 2.6x slower with twice the columns; an update faster with twice the rank
+ * or more than 2.2x slower; the larger update or checksum update faster than the smaller —
+ * marked (both sides of each broken pair) in redo[QR_MODEL_DT_N]; the count of broken pairs.
+ * The calibration measures those again (qr_model.c). */
+int qr_model_suspect(const double *t, int *redo);
 /* FTLA_MODEL=off: ft_dgeqrf keeps its fixed automatic choices. */
 int qr_model_enabled(void);
 
