@@ -62,6 +62,25 @@ static void field(tu_rng_t *r)
         TU_CHECK(ckp_mul(a, b) == ref_mul(a % CKP_P, b % CKP_P), "mul unreduced");
     }
     TU_CHECK(ckp_mul(2, CKP_INV2) == 1 && ckp_mul(3, CKP_INV3) == 1, "inverses of 2 and 3");
+    /* the CUDA sums' shortcuts: h 2^32 by additions, products accumulated unreduced */
+    const uint64_t hedge[] = {0, 1, 0xFFFFFFFFull, 0x100000000ull, CKP_P - 1, CKP_P, UINT64_MAX,
+                              0xFFFFFFFF00000000ull, 0xFFFFFFFEFFFFFFFFull};
+    for (int t = 0; t < 20000; t++) {
+        const uint64_t h = t < 9 ? hedge[t] : t % 3 ? tu_next(r) : tu_next(r) >> tu_int(r, 0, 63);
+        TU_CHECK(ckp_shl32(h) == ckp_mul(h, 1ull << 32), "shl32 %llu", (unsigned long long)h);
+    }
+    for (int t = 0; t < 200; t++) {
+        uint64_t acc[3] = {0, 0, 0}, ref = 0;
+        const int n = tu_int(r, 1, 4000);
+        for (int i = 0; i < n; i++) {
+            /* near p often: the 192-bit accumulator's carries */
+            const uint64_t x = i % 2 ? CKP_P - 1 - (tu_next(r) & 0xff) : ckp_red(tu_next(r));
+            const uint64_t y = i % 3 ? CKP_P - 1 - (tu_next(r) & 0xff) : ckp_red(tu_next(r));
+            ckp_mac(acc, x, y);
+            ref = ckp_add(ref, ckp_mul(x, y));
+        }
+        TU_CHECK(ckp_acc_red(acc) == ref, "%d products accumulated", n);
+    }
 }
 
 static uint64_t binom_w(uint64_t t, int e)

@@ -9,7 +9,9 @@
  * identity of these weights, a polynomial identity in D:
  *     C(t' + D + e - 1, e) = sum_{j <= e} C(t' + j - 1, j) C(D + e - j - 1, e - j) ),
  * about one multiplication a row where forming the weights of every row took ten (64-bit
- * multiplications mod p are some twenty instructions each: the kernel was bound by them). A
+ * multiplications mod p are some twenty instructions each: the kernel was bound by them). Per
+ * run, h 2^32 is formed by additions (ckp_shl32) and, for the five sums, the ten products r m
+ * are accumulated unreduced and reduced once per thread (ckp_mac, ckp_acc_red). A
  * warp's 32 K rows come to shared memory by coalesced loads first, each thread then reads its
  * run from there (padded: a run's rows fall on distinct banks).
  */
@@ -46,6 +48,10 @@ __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t
     const int w = threadIdx.x >> 5, l = threadIdx.x & 31;
     const uint64_t inv4 = ckp_mul(CKP_INV2, CKP_INV2);
     uint64_t s[CKP_NS] = {0, 0, 0, 0, 0}; /* NS = 2: s[2..4] stay 0, unused */
+    /* NS = 5: the products r_i m_j of s[1..4], exact, reduced once after the loop (ckp_mac:
+     * ten reductions a run fewer); NS = 2 reduces its one product a run at once (fewer
+     * registers for the bandwidth-bound detection) */
+    uint64_t acc[CKP_NS - 1][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
     uint64_t *sg = seg[w];
     /* segments of SEG rows from row c + 1, warp w taking every CW-th */
     for (int64_t base = c + 1 + (int64_t)w * SEG; base < m; base += (int64_t)CW * SEG) {
@@ -75,29 +81,33 @@ __global__ void __launch_bounds__(CT) sums_k(int64_t m, const double *A, int64_t
                 l4 += l3, h4 += h3;
             }
         }
-        const uint64_t t32 = 1ull << 32;
-        const uint64_t r0 = ckp_add(ckp_mul(h0, t32), l0), r1 = ckp_add(ckp_mul(h1, t32), l1);
+        const uint64_t r0 = ckp_add(ckp_shl32(h0), l0), r1 = ckp_add(ckp_shl32(h1), l1);
         __syncwarp(); /* the segment is reloaded next */
         /* D = t - t' = m - (base + K l + K), mod p (negative past the end of the column) */
         const int64_t d = m - (base + (int64_t)K * l + K);
         const uint64_t D = d >= 0 ? (uint64_t)d : CKP_P - (uint64_t)(-d);
         const uint64_t m1 = D;
         s[0] = ckp_add(s[0], r0);
-        s[1] = ckp_add(s[1], ckp_add(r1, ckp_mul(r0, m1)));
+        if (NS == 2) s[1] = ckp_add(s[1], ckp_add(r1, ckp_mul(r0, m1)));
         if (NS > 2) {
-            const uint64_t r2 = ckp_add(ckp_mul(h2, t32), l2),
-                           r3 = ckp_add(ckp_mul(h3, t32), l3),
-                           r4 = ckp_add(ckp_mul(h4, t32), l4);
+            s[1] = ckp_add(s[1], r1);
+            ckp_mac(acc[0], r0, m1);
+            const uint64_t r2 = ckp_add(ckp_shl32(h2), l2), r3 = ckp_add(ckp_shl32(h3), l3),
+                           r4 = ckp_add(ckp_shl32(h4), l4);
             const uint64_t m2 = ckp_mul(ckp_mul(D, ckp_red(D + 1)), CKP_INV2);
             const uint64_t m3 = ckp_mul(ckp_mul(m2, ckp_red(D + 2)), CKP_INV3);
             const uint64_t m4 = ckp_mul(ckp_mul(m3, ckp_red(D + 3)), inv4);
-            s[2] = ckp_add(s[2], ckp_add(ckp_add(r2, ckp_mul(r1, m1)), ckp_mul(r0, m2)));
-            s[3] = ckp_add(s[3], ckp_add(ckp_add(r3, ckp_mul(r2, m1)),
-                                         ckp_add(ckp_mul(r1, m2), ckp_mul(r0, m3))));
-            s[4] = ckp_add(s[4], ckp_add(ckp_add(ckp_add(r4, ckp_mul(r3, m1)), ckp_mul(r2, m2)),
-                                         ckp_add(ckp_mul(r1, m3), ckp_mul(r0, m4))));
+            s[2] = ckp_add(s[2], r2);
+            s[3] = ckp_add(s[3], r3);
+            s[4] = ckp_add(s[4], r4);
+            ckp_mac(acc[1], r1, m1), ckp_mac(acc[1], r0, m2);
+            ckp_mac(acc[2], r2, m1), ckp_mac(acc[2], r1, m2), ckp_mac(acc[2], r0, m3);
+            ckp_mac(acc[3], r3, m1), ckp_mac(acc[3], r2, m2), ckp_mac(acc[3], r1, m3);
+            ckp_mac(acc[3], r0, m4);
         }
     }
+#pragma unroll
+    for (int e = 1; e < NS && NS > 2; e++) s[e] = ckp_add(s[e], ckp_acc_red(acc[e - 1]));
 #pragma unroll
     for (int e = 0; e < NS; e++)
         for (int o = 16; o > 0; o >>= 1)

@@ -60,6 +60,33 @@ CKP_FN uint64_t ckp_mul(uint64_t a, uint64_t b)
     return ckp_red(s);
 }
 
+/* h 2^32 mod p for any h < 2^64: (h >> 32) 2^64 + (h << 32) = (h >> 32) 59 + (h << 32), two
+ * additions where ckp_mul(h, 2^32) takes two 64-bit products and their reduction */
+CKP_FN uint64_t ckp_shl32(uint64_t h)
+{
+    const uint64_t lo = h << 32, x = (h >> 32) * 59; /* x < 2^38 */
+    uint64_t s = lo + x;
+    s += ((uint64_t)0 - (uint64_t)(s < lo)) & 59; /* after a wrap s < x: no second one */
+    return ckp_red(s);
+}
+
+/* a[0..2] += x y: the exact 128-bit product into a 192-bit accumulator, reduced once at the
+ * end (ckp_acc_red) instead of after every product */
+CKP_FN void ckp_mac(uint64_t *a, uint64_t x, uint64_t y)
+{
+    const uint64_t lo = x * y, t = ckp_mulhi(x, y); /* t <= 2^64 - 2 */
+    a[0] += lo;
+    const uint64_t hi = t + (uint64_t)(a[0] < lo);
+    a[1] += hi;
+    a[2] += (uint64_t)(a[1] < hi);
+}
+
+/* a[2] 2^128 + a[1] 2^64 + a[0] mod p (2^64 = 59, 2^128 = 3481) */
+CKP_FN uint64_t ckp_acc_red(const uint64_t *a)
+{
+    return ckp_add(ckp_add(ckp_mul(a[2], 3481), ckp_mul(a[1], 59)), ckp_red(a[0]));
+}
+
 /* The element of a double: its bits reduced mod p. */
 CKP_FN uint64_t ckp_elem(uint64_t bits) { return ckp_red(bits); }
 
