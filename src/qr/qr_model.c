@@ -200,10 +200,10 @@ typedef struct {
 } dev_sizes_t;
 
 /* One pass over the device's measurements (those with redo[i] set; all with redo NULL), each
- * entry kept as the fastest seen. A lone slow episode (a few ms of another tenant, clocks,
- * the host thread held) lasts through the four runs of one entry: on a fresh H200 one such
- * calibration took nb 128's panel at 2048 rows 2.7x slow and nb 256's update rate at 0.58x,
- * chose nb 128 at n = 32768 and ran 14 % slower (bench/NOTES.md, issue 10 session 40). */
+ * entry kept as the fastest seen. A slow episode (its cause not found) can last through the
+ * four runs of an entry: on a fresh H200 one calibration took nb 128's panel at 2048 rows
+ * 2.7x slow and nb 256's update rate at 0.58x, chose nb 128 at n = 32768 and ran 14 % slower
+ * (bench/NOTES.md, issue 10 session 40). */
 static int dev_pass(cal_t *k, const dev_sizes_t *Z, dev_times_t *D, const int *redo)
 {
     for (int j = 0; j < QR_MODEL_NNB; j++) {
