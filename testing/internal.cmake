@@ -28,7 +28,9 @@ set_tests_properties(test_bigsizes_gpu PROPERTIES LABELS "gpu;big" TIMEOUT 900 S
 #   test_dgemm_ooc — ft_dgemm out of core (a forced work-memory limit): the plan, results for
 #     every transpose and alpha/beta with k in 2..7 chunks, faults in named sub-products, a
 #     block computed again, a limit nothing fits in.
-foreach(t test_givens test_dpanel test_reduce test_dgemm_ooc)
+#   test_stage — the copies of the caller's host matrices to and from work memory (pageable
+#     data through the pinned ring on cuda), each direction bit for bit against a plain copy.
+foreach(t test_givens test_dpanel test_reduce test_dgemm_ooc test_stage)
   ftla_test_target(${t})
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   add_test(NAME ${t}_cpu COMMAND ${t} cpu)

@@ -4,6 +4,7 @@
 #include "core/inject.h"
 #include "core/trace.h"
 #include "core/size.h"
+#include "core/team.h"
 
 #include <string.h>
 
@@ -187,21 +188,110 @@ int ft_stage_bytes(int64_t ld, int64_t n, size_t *bytes)
     return 0;
 }
 
+/* ---- host <-> work memory ---- */
+
+typedef struct {
+    int64_t rows, cols, lds, ldd;
+    const double *src;
+    double *dst;
+} stage_pack_t;
+
+static void stage_pack_part(void *p, int t, int nt)
+{
+    const stage_pack_t *a = p;
+    for (int64_t j = a->cols * t / nt; j < a->cols * (t + 1) / nt; j++)
+        memcpy(a->dst + j * a->ldd, a->src + j * a->lds, (size_t)a->rows * sizeof(double));
+}
+
+static void stage_pack(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                       int64_t ldd)
+{
+    stage_pack_t a = {rows, cols, lds, ldd, src, dst};
+    ft_team_par(stage_pack_part, &a, rows * cols);
+}
+
+/* Columns a piece of the ring for m x n host data at h, or 0: copied directly (a work-memory
+ * backend's pinned memory, pageable data under a slot, a column over one, one host thread). */
+static int64_t stage_per(const ft_call_t *c, int64_t m, int64_t n, const double *h)
+{
+    const ft_backend_t *be = c->be;
+    if (be->kind == FT_DEVICE_CPU || !be->host_pinned || m <= 0 || n <= 0 ||
+        (uint64_t)m > FT_STAGE_SLOT / sizeof(double) ||
+        (double)m * (double)n * sizeof(double) < (double)FT_STAGE_SLOT || be->host_pinned(h) ||
+        ft_host_threads() < 2)
+        return 0;
+    return (int64_t)(FT_STAGE_SLOT / sizeof(double)) / m;
+}
+
+/* The ring, taken on first use; if it cannot be had (no pinned memory, the call's events used
+ * up), stage_next < 0 and the copies go directly from then on. */
+static int stage_ring(ft_call_t *c)
+{
+    if (c->stage) return FT_SUCCESS;
+    if (c->stage_next < 0) return FT_ERR_ALLOC;
+    double *r = NULL;
+    int st = ft_call_pinned(c, FT_STAGE_NS * FT_STAGE_SLOT, (void **)&r);
+    for (int s = 0; s < FT_STAGE_NS && !st; s++) st = ft_call_event(c, &c->stage_ev[s]);
+    if (st) {
+        c->stage_next = -1;
+        return st;
+    }
+    c->stage = r;
+    return FT_SUCCESS;
+}
+
+static double *stage_slot(const ft_call_t *c, int64_t k)
+{
+    return c->stage + (size_t)(k % FT_STAGE_NS) * (FT_STAGE_SLOT / sizeof(double));
+}
+
 int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *h, int64_t ldh,
                 int64_t ldd, double **d)
 {
     size_t bytes;
     if (ldd < m || ft_stage_bytes(ldd, n, &bytes)) return FT_ERR_TOO_LARGE;
     FT_CHECK(ft_call_work(c, bytes, (void **)d));
-    if (h) FT_CHECK(c->be->set_matrix(q, m, n, h, ldh, *d, ldd));
+    if (!h) return FT_SUCCESS;
+    const ft_backend_t *be = c->be;
+    const int64_t per = stage_per(c, m, n, h);
+    if (per == 0 || stage_ring(c) != FT_SUCCESS) return be->set_matrix(q, m, n, h, ldh, *d, ldd);
+    /* each piece packed into a slot whose last copy has completed, then copied on q: the
+     * packing of the next piece runs while the copy does */
+    for (int64_t j = 0; j < n; j += per) {
+        const int64_t nc = n - j < per ? n - j : per, k = c->stage_next++;
+        FT_CHECK(be->event_sync(c->stage_ev[k % FT_STAGE_NS]));
+        double *slot = stage_slot(c, k);
+        stage_pack(m, nc, h + j * ldh, ldh, slot, m);
+        FT_CHECK(be->set_matrix(q, m, nc, slot, m, *d + j * ldd, ldd));
+        FT_CHECK(be->event_record(c->stage_ev[k % FT_STAGE_NS], q));
+    }
     return FT_SUCCESS;
 }
 
 int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *d, int64_t ldd,
                  double *h, int64_t ldh)
 {
-    FT_CHECK(c->be->get_matrix(q, m, n, d, ldd, h, ldh));
-    return c->be->sync(q);
+    const ft_backend_t *be = c->be;
+    const int64_t per = stage_per(c, m, n, h);
+    if (per == 0 || stage_ring(c) != FT_SUCCESS) {
+        FT_CHECK(be->get_matrix(q, m, n, d, ldd, h, ldh));
+        return be->sync(q);
+    }
+    /* up to FT_STAGE_NS pieces in flight on q; each unpacked in order once it has landed */
+    const int64_t np = (n + per - 1) / per, k0 = c->stage_next;
+    for (int64_t done = 0, issued = 0; done < np; done++) {
+        for (; issued < np && issued - done < FT_STAGE_NS; issued++) {
+            const int64_t j = issued * per, nc = n - j < per ? n - j : per, k = k0 + issued;
+            FT_CHECK(be->event_sync(c->stage_ev[k % FT_STAGE_NS])); /* its last copy */
+            FT_CHECK(be->get_matrix(q, m, nc, d + j * ldd, ldd, stage_slot(c, k), m));
+            FT_CHECK(be->event_record(c->stage_ev[k % FT_STAGE_NS], q));
+        }
+        const int64_t j = done * per, nc = n - j < per ? n - j : per, k = k0 + done;
+        FT_CHECK(be->event_sync(c->stage_ev[k % FT_STAGE_NS]));
+        stage_pack(m, nc, stage_slot(c, k), m, h + j * ldh, ldh);
+    }
+    c->stage_next = k0 + np;
+    return be->sync(q);
 }
 
 void ft_call_mark(const ft_call_t *c, int marks[2])

@@ -45,7 +45,20 @@ typedef struct ft_call {
     double xfer_bytes; /* host data: bytes its copies move to and from a GPU (set by the module
                         * before ft_call_select; 0: not known, the flop count decides alone) */
     struct ft_tracer *tr; /* the timeline being recorded (core/trace.h), or NULL */
+    /* ft_stage_in / ft_stage_out of pageable host data: a ring of FT_STAGE_NS pinned slots
+     * (taken on first use), each slot's last copy's event, the pieces moved so far (-1: the
+     * ring could not be had, copies go directly) */
+    double *stage;
+    ft_qevent_t *stage_ev[4];
+    int64_t stage_next;
 } ft_call_t;
+
+/* The staging ring: slots of FT_STAGE_SLOT bytes. Host data that is not pinned, at least a slot
+ * in all and at most a slot a column, goes through it, packed by the host team; the rest is
+ * copied directly (the driver stages pageable memory itself, but on one thread: 7 GB/s to the
+ * H200 and 11 from it, against 55 pinned and 45-51 packed by 8 threads; bench/NOTES.md). */
+#define FT_STAGE_NS 4
+#define FT_STAGE_SLOT ((size_t)8 << 20)
 
 /* Start a call. ctx may be NULL (the calling thread's default context). report/report_size: the
  * caller's report and its sizeof (report may be NULL). Fails only with FT_ERR_INVALID_VALUE (a
