@@ -101,10 +101,10 @@ int main(int argc, char **argv)
     tu_seed(&rng, 11);
     const int64_t slot = (int64_t)(FT_STAGE_SLOT / sizeof(double));
     const int64_t cases[][4] = {
-        {1000, 3000, 1003, 1001},           /* 3 pieces */
-        {4099, 700, 4101, 4099},            /* 3 pieces, the last narrow */
+        {1000, 3000, 1003, 1001},           /* 24 MB: pieces of whole columns */
+        {4099, 700, 4101, 4099},            /* 23 MB: the last piece narrow */
         {1024, 8 * 8 + 5, 1024, 1030},      /* under a slot: directly */
-        {1024, 9 * 1024 + 5, 1025, 1024},   /* 10 pieces: the ring wraps */
+        {1024, 9 * 1024 + 5, 1025, 1024},   /* 75 MB: more pieces than slots, the ring wraps */
         {slot, 3, slot + 1, slot},          /* a column of exactly a slot: a column a piece */
         {slot + 1, 3, slot + 1, slot + 2},  /* a column over a slot: directly */
         {1, slot + 3, 1, 1},                /* one row */

@@ -53,12 +53,12 @@ typedef struct ft_call {
     int64_t stage_next;
 } ft_call_t;
 
-/* The staging ring: slots of FT_STAGE_SLOT bytes. Host data that is not pinned, at least a slot
+/* The staging ring: FT_STAGE_NS slots of FT_STAGE_SLOT bytes. Host data that is not pinned, at least a slot
  * in all and at most a slot a column, goes through it, packed by the host team; the rest is
  * copied directly (the driver stages pageable memory itself, but on one thread: 7 GB/s to the
  * H200 and 11 from it, against 55 pinned and 45-51 packed by 8 threads; bench/NOTES.md). */
 #define FT_STAGE_NS 4
-#define FT_STAGE_SLOT ((size_t)8 << 20)
+#define FT_STAGE_SLOT ((size_t)16 << 20) /* 16 MB: 360-363 ms at 16384 against 365-372 for 8 */
 
 /* Start a call. ctx may be NULL (the calling thread's default context). report/report_size: the
  * caller's report and its sizeof (report may be NULL). Fails only with FT_ERR_INVALID_VALUE (a
