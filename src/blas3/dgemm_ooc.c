@@ -133,26 +133,6 @@ typedef struct {
 
 /* ---- copies through the pinned ring ---- */
 
-typedef struct {
-    int64_t rows, cols, lds, ldd;
-    const double *src;
-    double *dst;
-} pack_t;
-
-static void pack_part(void *p, int t, int nt)
-{
-    const pack_t *a = p;
-    for (int64_t j = a->cols * t / nt; j < a->cols * (t + 1) / nt; j++)
-        memcpy(a->dst + j * a->ldd, a->src + j * a->lds, (size_t)a->rows * sizeof(double));
-}
-
-static void pack(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
-                 int64_t ldd)
-{
-    pack_t a = {rows, cols, lds, ldd, src, dst};
-    ft_team_par(pack_part, &a, rows * cols);
-}
-
 /* Host rows x cols (ld ldh) to work memory d (ld ldd) on q through ring slots [s0, s0 + ns),
  * *next the slot counter: each piece packed into a slot whose previous copy has completed. */
 static int put_ring(ooc_t *o, ft_queue_t *q, int s0, int ns, int64_t *next, int64_t rows,
@@ -165,7 +145,7 @@ static int put_ring(ooc_t *o, ft_queue_t *q, int s0, int ns, int64_t *next, int6
         const int64_t nc = cols - j < per ? cols - j : per;
         const int s = s0 + (int)((*next)++ % ns);
         if (*next > ns) FT_CHECK(be->event_sync(o->rev[s])); /* its last copy has landed */
-        pack(rows, nc, h + j * ldh, ldh, o->ring[s], rows);
+        ft_team_copy(rows, nc, h + j * ldh, ldh, o->ring[s], rows);
         FT_CHECK(be->set_matrix(q, rows, nc, o->ring[s], rows, d + j * ldd, ldd));
         FT_CHECK(be->event_record(o->rev[s], q));
     }
@@ -197,7 +177,7 @@ static int get_ring(ooc_t *o, ft_queue_t *q, int64_t rows, int64_t cols, const d
             const int s = OOC_NRING + (int)((it - 1) % 2);
             const int64_t nc = cols - pend < per ? cols - pend : per;
             FT_CHECK(be->event_sync(o->rev[s]));
-            pack(rows, nc, o->ring[s], rows, h + pend * ldh, ldh);
+            ft_team_copy(rows, nc, o->ring[s], rows, h + pend * ldh, ldh);
         }
         pend = issued;
     }

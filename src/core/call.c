@@ -190,26 +190,6 @@ int ft_stage_bytes(int64_t ld, int64_t n, size_t *bytes)
 
 /* ---- host <-> work memory ---- */
 
-typedef struct {
-    int64_t rows, cols, lds, ldd;
-    const double *src;
-    double *dst;
-} stage_pack_t;
-
-static void stage_pack_part(void *p, int t, int nt)
-{
-    const stage_pack_t *a = p;
-    for (int64_t j = a->cols * t / nt; j < a->cols * (t + 1) / nt; j++)
-        memcpy(a->dst + j * a->ldd, a->src + j * a->lds, (size_t)a->rows * sizeof(double));
-}
-
-static void stage_pack(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
-                       int64_t ldd)
-{
-    stage_pack_t a = {rows, cols, lds, ldd, src, dst};
-    ft_team_par(stage_pack_part, &a, rows * cols);
-}
-
 /* Columns a piece of the ring for m x n host data at h, or 0: copied directly (a work-memory
  * backend's pinned memory, pageable data under a slot, a column over one, one host thread). */
 static int64_t stage_per(const ft_call_t *c, int64_t m, int64_t n, const double *h)
@@ -261,7 +241,7 @@ int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double 
         const int64_t nc = n - j < per ? n - j : per, k = c->stage_next++;
         FT_CHECK(be->event_sync(c->stage_ev[k % FT_STAGE_NS]));
         double *slot = stage_slot(c, k);
-        stage_pack(m, nc, h + j * ldh, ldh, slot, m);
+        ft_team_copy(m, nc, h + j * ldh, ldh, slot, m);
         FT_CHECK(be->set_matrix(q, m, nc, slot, m, *d + j * ldd, ldd));
         FT_CHECK(be->event_record(c->stage_ev[k % FT_STAGE_NS], q));
     }
@@ -288,7 +268,7 @@ int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double
         }
         const int64_t j = done * per, nc = n - j < per ? n - j : per, k = k0 + done;
         FT_CHECK(be->event_sync(c->stage_ev[k % FT_STAGE_NS]));
-        stage_pack(m, nc, stage_slot(c, k), m, h + j * ldh, ldh);
+        ft_team_copy(m, nc, stage_slot(c, k), m, h + j * ldh, ldh);
     }
     c->stage_next = k0 + np;
     return be->sync(q);

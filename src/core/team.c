@@ -162,3 +162,23 @@ void ft_team_par_dyn(ft_team_fn fn, void *arg, long long work)
     dyn_t d = {fn, arg, FT_TEAM_CHUNKS * nt, 0};
     team_par(dyn_run, &d, work, FT_TEAM_MIN_WORK);
 }
+
+typedef struct {
+    int64_t rows, cols, lds, ldd;
+    const double *src;
+    double *dst;
+} copy_t;
+
+static void copy_part(void *p, int t, int nt)
+{
+    const copy_t *a = p;
+    for (int64_t j = a->cols * t / nt; j < a->cols * (t + 1) / nt; j++)
+        memcpy(a->dst + j * a->ldd, a->src + j * a->lds, (size_t)a->rows * sizeof(double));
+}
+
+void ft_team_copy(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                  int64_t ldd)
+{
+    copy_t a = {rows, cols, lds, ldd, src, dst};
+    ft_team_par(copy_part, &a, rows * cols);
+}

@@ -11,6 +11,7 @@
 #define FTLA_CORE_TEAM_H
 
 #include <pthread.h>
+#include <stdint.h>
 
 #define FT_TEAM_MAX 16
 
@@ -57,6 +58,11 @@ void ft_team_par(ft_team_fn fn, void *arg, long long work);
  * fixed half each, the pass took as long as on the caller alone (bench/NOTES.md, issue 11 s7). */
 #define FT_TEAM_CHUNKS 8
 void ft_team_par_dyn(ft_team_fn fn, void *arg, long long work);
+/* dst(0:rows, 0:cols) = src (lds, ldd >= rows) by whole columns on the shared team
+ * (ft_team_par): the packing of host data into pinned buffers and back (core/call.c
+ * ft_stage_in / ft_stage_out, the out-of-core ft_dgemm's ring). */
+void ft_team_copy(int64_t rows, int64_t cols, const double *src, int64_t lds, double *dst,
+                  int64_t ldd);
 /* Threads of the shared team: FTLA_HOST_THREADS if set (1 = none), else the online CPUs (those
  * of the process's affinity mask where it has fewer: an MPI rank bound to one core), at most
  * FT_TEAM_MAX (16: the out-of-core ft_dgemm packs pageable chunks with it). */
