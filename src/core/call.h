@@ -23,6 +23,15 @@
 #define FT_CALL_QUEUES 8
 #define FT_CALL_EVENTS 24
 
+/* The staging ring (ft_stage_in / ft_stage_out): FT_STAGE_NS slots of FT_STAGE_SLOT bytes.
+ * Host data that is not pinned, at least a slot in all and at most a slot a column, goes
+ * through it, packed by the host team; the rest is copied directly. The driver stages pageable
+ * memory itself, but on one thread: 7 GB/s to the H200 and 11 from it, against 55 pinned and
+ * 45-51 packed by 8 threads. Slots of 16 MB: ft_dgeqrf at 16384 with pageable host data
+ * 360-363 ms against 365-372 with 8 MB (bench/NOTES.md, issue 10 session 41). */
+#define FT_STAGE_NS 4
+#define FT_STAGE_SLOT ((size_t)16 << 20)
+
 typedef struct ft_call {
     ft_context_t *ctx;
     const ft_backend_t *be; /* set by ft_call_select */
@@ -49,16 +58,9 @@ typedef struct ft_call {
      * (taken on first use), each slot's last copy's event, the pieces moved so far (-1: the
      * ring could not be had, copies go directly) */
     double *stage;
-    ft_qevent_t *stage_ev[4];
+    ft_qevent_t *stage_ev[FT_STAGE_NS];
     int64_t stage_next;
 } ft_call_t;
-
-/* The staging ring: FT_STAGE_NS slots of FT_STAGE_SLOT bytes. Host data that is not pinned, at least a slot
- * in all and at most a slot a column, goes through it, packed by the host team; the rest is
- * copied directly (the driver stages pageable memory itself, but on one thread: 7 GB/s to the
- * H200 and 11 from it, against 55 pinned and 45-51 packed by 8 threads; bench/NOTES.md). */
-#define FT_STAGE_NS 4
-#define FT_STAGE_SLOT ((size_t)16 << 20) /* 16 MB: 360-363 ms at 16384 against 365-372 for 8 */
 
 /* Start a call. ctx may be NULL (the calling thread's default context). report/report_size: the
  * caller's report and its sizeof (report may be NULL). Fails only with FT_ERR_INVALID_VALUE (a
