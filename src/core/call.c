@@ -6,6 +6,7 @@
 #include "core/size.h"
 #include "core/team.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int ft_call_begin(ft_call_t *c, ft_context_t *ctx, const char *name, ft_report_t *report,
@@ -190,17 +191,31 @@ int ft_stage_bytes(int64_t ld, int64_t n, size_t *bytes)
 
 /* ---- host <-> work memory ---- */
 
+size_t ft_stage_slot(void)
+{
+    static size_t slot;
+    size_t v = __atomic_load_n(&slot, __ATOMIC_RELAXED);
+    if (v) return v;
+    const char *e = getenv("FTLA_STAGE_SLOT");
+    char *end = NULL;
+    const unsigned long long x = e && *e ? strtoull(e, &end, 10) : 0;
+    v = x >= 4096 && x <= (1ull << 30) && end && !*end ? (size_t)(x / sizeof(double)) * sizeof(double)
+                                                    : FT_STAGE_SLOT;
+    __atomic_store_n(&slot, v, __ATOMIC_RELAXED);
+    return v;
+}
+
 /* Columns a piece of the ring for m x n host data at h, or 0: copied directly (a work-memory
  * backend's pinned memory, pageable data under a slot, a column over one, one host thread). */
 static int64_t stage_per(const ft_call_t *c, int64_t m, int64_t n, const double *h)
 {
     const ft_backend_t *be = c->be;
     if (be->kind == FT_DEVICE_CPU || !be->host_pinned || m <= 0 || n <= 0 ||
-        (uint64_t)m > FT_STAGE_SLOT / sizeof(double) ||
-        (double)m * (double)n * sizeof(double) < (double)FT_STAGE_SLOT || be->host_pinned(h) ||
+        (uint64_t)m > ft_stage_slot() / sizeof(double) ||
+        (double)m * (double)n * sizeof(double) < (double)ft_stage_slot() || be->host_pinned(h) ||
         ft_host_threads() < 2)
         return 0;
-    return (int64_t)(FT_STAGE_SLOT / sizeof(double)) / m;
+    return (int64_t)(ft_stage_slot() / sizeof(double)) / m;
 }
 
 /* The ring, taken on first use; if it cannot be had (no pinned memory, the call's events used
@@ -210,7 +225,7 @@ static int stage_ring(ft_call_t *c)
     if (c->stage) return FT_SUCCESS;
     if (c->stage_next < 0) return FT_ERR_ALLOC;
     double *r = NULL;
-    int st = ft_call_pinned(c, FT_STAGE_NS * FT_STAGE_SLOT, (void **)&r);
+    int st = ft_call_pinned(c, FT_STAGE_NS * ft_stage_slot(), (void **)&r);
     for (int s = 0; s < FT_STAGE_NS && !st; s++) st = ft_call_event(c, &c->stage_ev[s]);
     if (st) {
         c->stage_next = -1;
@@ -222,7 +237,19 @@ static int stage_ring(ft_call_t *c)
 
 static double *stage_slot(const ft_call_t *c, int64_t k)
 {
-    return c->stage + (size_t)(k % FT_STAGE_NS) * (FT_STAGE_SLOT / sizeof(double));
+    return c->stage + (size_t)(k % FT_STAGE_NS) * (ft_stage_slot() / sizeof(double));
+}
+
+/* The oldest piece copied out and not yet unpacked: waited for, unpacked. */
+static int stage_unpack_oldest(ft_call_t *c)
+{
+    const int64_t k = c->stage_next - c->stage_npend;
+    const int s = (int)(k % FT_STAGE_NS);
+    FT_CHECK(c->be->event_sync(c->stage_ev[s]));
+    ft_team_copy(c->stage_pc[s].m, c->stage_pc[s].nc, stage_slot(c, k), c->stage_pc[s].m,
+                 c->stage_pc[s].h, c->stage_pc[s].ldh);
+    c->stage_npend--;
+    return FT_SUCCESS;
 }
 
 int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *h, int64_t ldh,
@@ -235,6 +262,7 @@ int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double 
     const ft_backend_t *be = c->be;
     const int64_t per = stage_per(c, m, n, h);
     if (per == 0 || stage_ring(c) != FT_SUCCESS) return be->set_matrix(q, m, n, h, ldh, *d, ldd);
+    while (c->stage_npend > 0) FT_CHECK(stage_unpack_oldest(c)); /* the slots' pieces out */
     /* each piece packed into a slot whose last copy has completed, then copied on q: the
      * packing of the next piece runs while the copy does */
     for (int64_t j = 0; j < n; j += per) {
@@ -248,6 +276,47 @@ int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double 
     return FT_SUCCESS;
 }
 
+int ft_stage_out_ok(ft_call_t *c, int64_t m, int64_t n, const double *h)
+{
+    const ft_backend_t *be = c->be;
+    if (be->kind == FT_DEVICE_CPU || !be->host_pinned || m <= 0 || n <= 0) return 0;
+    if (be->host_pinned(h)) return 1;
+    return stage_per(c, m, n, h) > 0 && stage_ring(c) == FT_SUCCESS;
+}
+
+int ft_stage_out_async(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *d,
+                       int64_t ldd, double *h, int64_t ldh)
+{
+    const ft_backend_t *be = c->be;
+    if (n <= 0) return FT_SUCCESS;
+    if (!c->stage || be->host_pinned(h)) return be->get_matrix(q, m, n, d, ldd, h, ldh);
+    /* pieces of whole columns, as ft_stage_in's: stage_per of a matrix that goes through the
+     * ring depends on m alone */
+    const int64_t per = (int64_t)(ft_stage_slot() / sizeof(double)) / m;
+    for (int64_t j = 0; j < n; j += per) {
+        const int64_t nc = n - j < per ? n - j : per;
+        if (c->stage_npend == FT_STAGE_NS) FT_CHECK(stage_unpack_oldest(c));
+        const int64_t k = c->stage_next;
+        const int s = (int)(k % FT_STAGE_NS);
+        FT_CHECK(be->event_sync(c->stage_ev[s])); /* the slot's last copy (in) */
+        FT_CHECK(be->get_matrix(q, m, nc, d + j * ldd, ldd, stage_slot(c, k), m));
+        FT_CHECK(be->event_record(c->stage_ev[s], q));
+        c->stage_pc[s].h = h + j * ldh;
+        c->stage_pc[s].ldh = ldh;
+        c->stage_pc[s].m = m;
+        c->stage_pc[s].nc = nc;
+        c->stage_next++;
+        c->stage_npend++;
+    }
+    return FT_SUCCESS;
+}
+
+int ft_stage_out_wait(ft_call_t *c, ft_queue_t *q)
+{
+    while (c->stage_npend > 0) FT_CHECK(stage_unpack_oldest(c));
+    return c->be->sync(q);
+}
+
 int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *d, int64_t ldd,
                  double *h, int64_t ldh)
 {
@@ -258,20 +327,8 @@ int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double
         return be->sync(q);
     }
     /* up to FT_STAGE_NS pieces in flight on q; each unpacked in order once it has landed */
-    const int64_t np = (n + per - 1) / per, k0 = c->stage_next;
-    for (int64_t done = 0, issued = 0; done < np; done++) {
-        for (; issued < np && issued - done < FT_STAGE_NS; issued++) {
-            const int64_t j = issued * per, nc = n - j < per ? n - j : per, k = k0 + issued;
-            FT_CHECK(be->event_sync(c->stage_ev[k % FT_STAGE_NS])); /* its last copy */
-            FT_CHECK(be->get_matrix(q, m, nc, d + j * ldd, ldd, stage_slot(c, k), m));
-            FT_CHECK(be->event_record(c->stage_ev[k % FT_STAGE_NS], q));
-        }
-        const int64_t j = done * per, nc = n - j < per ? n - j : per, k = k0 + done;
-        FT_CHECK(be->event_sync(c->stage_ev[k % FT_STAGE_NS]));
-        ft_team_copy(m, nc, stage_slot(c, k), m, h + j * ldh, ldh);
-    }
-    c->stage_next = k0 + np;
-    return be->sync(q);
+    FT_CHECK(ft_stage_out_async(c, q, m, n, d, ldd, h, ldh));
+    return ft_stage_out_wait(c, q);
 }
 
 void ft_call_mark(const ft_call_t *c, int marks[2])

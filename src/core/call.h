@@ -31,6 +31,10 @@
  * 360-363 ms against 365-372 with 8 MB (bench/NOTES.md, issue 10 session 41). */
 #define FT_STAGE_NS 4
 #define FT_STAGE_SLOT ((size_t)16 << 20)
+/* The slot size in use: FT_STAGE_SLOT, or FTLA_STAGE_SLOT (bytes, 4096 .. 2^30; read once) — a
+ * test hook: small slots send small matrices through the ring, and ft_dgeqrf's copies during
+ * the call with them, so the fault campaign and the tests reach those paths. */
+size_t ft_stage_slot(void);
 
 typedef struct ft_call {
     ft_context_t *ctx;
@@ -60,6 +64,13 @@ typedef struct ft_call {
     double *stage;
     ft_qevent_t *stage_ev[FT_STAGE_NS];
     int64_t stage_next;
+    /* pieces copied out and not yet unpacked: the last stage_npend of those moved, each with
+     * where it goes */
+    struct {
+        double *h;
+        int64_t ldh, m, nc;
+    } stage_pc[FT_STAGE_NS];
+    int stage_npend;
 } ft_call_t;
 
 /* Start a call. ctx may be NULL (the calling thread's default context). report/report_size: the
@@ -121,5 +132,17 @@ int ft_stage_in(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double 
 /* Copy a work-memory matrix back to the host and wait for it. */
 int ft_stage_out(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *d, int64_t ldd,
                  double *h, int64_t ldh);
+
+/* Copies out in parts, while the call goes on (ft_dgeqrf's finished columns, docs/qr.md
+ * "Host pointers"). ft_stage_out_ok: whether the m x n host matrix h goes out asynchronously
+ * in parts — through the ring (pageable, at least a slot in all, a column under a slot) or
+ * directly (pinned); 0: only ft_stage_out. ft_stage_out_async: columns of such a matrix (d and h
+ * at the first of them) issued on q; a piece waits for the ring only when all its slots hold
+ * pieces not yet unpacked (the oldest is then unpacked). ft_stage_out_wait: everything issued is
+ * on the host (the ring's pieces unpacked in order, then q synchronized). */
+int ft_stage_out_ok(ft_call_t *c, int64_t m, int64_t n, const double *h);
+int ft_stage_out_async(ft_call_t *c, ft_queue_t *q, int64_t m, int64_t n, const double *d,
+                       int64_t ldd, double *h, int64_t ldh);
+int ft_stage_out_wait(ft_call_t *c, ft_queue_t *q);
 
 #endif
