@@ -161,3 +161,39 @@ add_test(NAME testing_ft_dgeqrf_gpanel_gpu
                  --panel gpu --device cuda)
 set_tests_properties(testing_ft_dgeqrf_cpanel_gpu testing_ft_dgeqrf_gpanel_gpu
                      PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77)
+
+# ---- host pointers on cuda through the staging ring (issue 10, docs/qr.md "Host pointers") -----
+# With 64 KB slots (FTLA_STAGE_SLOT, core/call.h) the tests' matrices go through the pinned ring,
+# and the finished columns of ft_dgeqrf go back while the call runs (the originals then from a
+# copy in work memory): the fault tests show every fault handled as with the copy at the end,
+# which any event that may change data brings back.
+foreach(t test_dgeqrf_semantics test_dgeqrf_inject test_dgels test_stage)
+  add_test(NAME ${t}_slot64k_gpu COMMAND ${t} cuda)
+  set_tests_properties(${t}_slot64k_gpu PROPERTIES LABELS gpu TIMEOUT 300 SKIP_RETURN_CODE 77
+                       ENVIRONMENT "FTLA_STAGE_SLOT=65536")
+endforeach()
+foreach(mode q pv)
+  add_test(NAME test_dgeqrf_inject_${mode}_slot64k_gpu COMMAND test_dgeqrf_inject cuda ${mode})
+  set_tests_properties(test_dgeqrf_inject_${mode}_slot64k_gpu PROPERTIES LABELS gpu TIMEOUT 300
+                       SKIP_RETURN_CODE 77 ENVIRONMENT "FTLA_STAGE_SLOT=65536")
+endforeach()
+add_test(NAME testing_ft_dgeqrf_inject_slot64k_gpu
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_expect.sh
+                 "went back to the host during the call; all sent again at the end" ""
+                 $<TARGET_FILE:testing_ft_dgeqrf> -M 500 -N 300 --nb 32 --crossover -1 --check
+                 --verify-every 1 --inject trailing:step=2:bit=55
+                 --inject R:step=1:row=3:col=40:bit=62 --inject checksum:step=4
+                 --inject panel:step=3:bit=60 --expect corrected --panel gpu --verbose 2
+                 --device cuda)
+set_tests_properties(testing_ft_dgeqrf_inject_slot64k_gpu PROPERTIES LABELS gpu TIMEOUT 300
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "FTLA_STAGE_SLOT=65536")
+# ... and that the copies during the call ran: the library's verbose-2 line says how many columns
+# went back before the end (a fault-free size of 20 panels, 64 KB slots)
+add_test(NAME testing_ft_dgeqrf_early_out_gpu
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/run_expect.sh
+                 "[1-9][0-9]* of [0-9]+ columns went back to the host during the call$"
+                 " 0 of [0-9]+ columns went back|sent again"
+                 $<TARGET_FILE:testing_ft_dgeqrf> -N 640 --nb 32 --crossover -1 --check
+                 --panel gpu --verbose 2 --device cuda)
+set_tests_properties(testing_ft_dgeqrf_early_out_gpu PROPERTIES LABELS gpu TIMEOUT 300
+                     SKIP_RETURN_CODE 77 ENVIRONMENT "FTLA_STAGE_SLOT=65536")

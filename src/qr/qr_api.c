@@ -57,6 +57,28 @@ static int crossover_path(ft_call_t *c, int is_gpu, int64_t m, int64_t n, double
 }
 
 /* F: the FT factor to fill (QR-update recovery), or NULL (re-factorization: LAPACK layout). */
+/* FTLA_QR_EARLY_OUT=0 (read once; for measurements): host pointers on a device copy the whole
+ * factor back at the end, as before the finished columns went back during the call */
+static int early_out_enabled(void)
+{
+    static int env = -1;
+    if (env < 0) {
+        const char *e = getenv("FTLA_QR_EARLY_OUT");
+        env = !(e && e[0] == '0' && e[1] == '\0');
+    }
+    return env;
+}
+
+/* Whether anything in the call may have changed data after it was factored: a detected error
+ * (corrected, recovered, re-factored or not), a recognised checksum error. */
+static int changed(const qr_t *g)
+{
+    const ft_report_t *r = g->rep;
+    return r->detected || r->located || r->corrected || r->uncorrectable || r->recomputed ||
+           r->recovered || r->checksum_errors || g->not_recovered || g->uncorrectable ||
+           g->nrefactor;
+}
+
 static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n, double *A,
                   ft_int lda, double *tau, double *work, ft_int lwork)
 {
@@ -182,13 +204,33 @@ static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n
         g.ldda = lda;
     }
     FT_CHECK(qr_setup(&g));
-    FT_CHECK(qr_source_begin(&g, is_gpu, A, lda));
+    /* host pointers with panels in work memory: the finished columns go back while the call
+     * runs (docs/qr.md "Host pointers"), the originals for a recovery then from a copy in work
+     * memory */
+    int early = host_on_gpu && g.gpanel && early_out_enabled() && ft_stage_out_ok(c, m, n, A);
+    FT_CHECK(qr_source_begin(&g, is_gpu, A, lda, &early));
+    if (early) {
+        g.eoA = A;
+        g.eolda = lda;
+    }
     qr_plan_faults(&g);
     int st = qr_factor(&g);
     if (!st && host_on_gpu) {
         double tc = g.prof ? ft_wtime() : 0.0;
         const double t0 = ft_wtime();
-        st = ft_stage_out(c, g.qm, m, n, g.dA, g.ldda, A, lda);
+        const int again = early && (!g.eoA || changed(&g));
+        if (early && !again) { /* the columns not sent yet */
+            st = ft_stage_out_async(c, g.qd2h, m, n - g.eo_col, g.dA + g.eo_col * g.ldda,
+                                    g.ldda, A + g.eo_col * lda, lda);
+            if (!st) st = ft_stage_out_wait(c, g.qd2h);
+        } else { /* all of it (what went early may have changed since) */
+            if (early) st = ft_stage_out_wait(c, g.qd2h);
+            if (!st) st = ft_stage_out(c, g.qm, m, n, g.dA, g.ldda, A, lda);
+        }
+        if (early)
+            ft_log(c->ctx, 2, "dgeqrf: %lld of %lld columns went back to the host during the "
+                   "call%s", (long long)g.eo_col, (long long)n,
+                   again ? "; all sent again at the end (an event may have changed them)" : "");
         ft_trace_host(c, FT_PHASE_STAGE, g.np, t0, ft_wtime());
         if (g.prof) g.ph_out = ft_wtime() - tc;
     }

@@ -153,6 +153,12 @@ typedef struct {
     /* outcome */
     int not_recovered, uncorrectable;
     int64_t located_col;
+    /* host pointers, panels in work memory: the finished blocks of columns go to the caller's A
+     * (eoA, ld eolda) while the factorization goes on, two steps behind the panel (qr_loop.c);
+     * eo_col: the columns issued so far. Any event that may change data sends the whole matrix
+     * again at the end (qr_api.c) */
+    double *eoA;
+    int64_t eolda, eo_col;
     double tprot;
     /* phase profile (policy.verbose >= 1 only; docs/qr.md "Where the time goes"): seconds
      * accumulated over the call. Trailing-update and checksum-update times come from events
@@ -300,7 +306,9 @@ int qr_inject_kept(qr_t *g, int64_t p);
  * host memory, or in work memory (work: through the backend, on the main queue) */
 int qr_panel_fault(qr_t *g, int64_t p, double *P, int64_t ldp, int work);
 /* qr_recover.c */
-int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda);
+/* *early (host pointers on a device): the caller's A is to receive finished columns while the
+ * call runs, so the originals must come from elsewhere; cleared when they cannot. */
+int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda, int *early);
 /* The host waits for the copy of A / later work on the loop's queues is ordered after it. */
 int qr_source_wait(qr_t *g);
 int qr_source_order(qr_t *g);

@@ -372,6 +372,10 @@ static int restart_one(qr_t *g, int64_t *p0)
      * the panels, the copy-out queue writes the host's panel */
     FT_CHECK(g->be->sync(g->qh2d));
     FT_CHECK(g->be->sync(g->qd2h));
+    if (g->eoA) { /* columns from P on change: all of A goes back at the end */
+        FT_CHECK(ft_stage_out_wait(g->call, g->qd2h));
+        g->eoA = NULL;
+    }
     FT_CHECK(g->be->sync(g->qm));
     FT_CHECK(g->be->sync(g->qs));
     if (g->gpanel) gp_arrived(g, g->gp_next); /* everything issued has completed */
@@ -393,6 +397,21 @@ static int restart_one(qr_t *g, int64_t *p0)
 }
 
 static int factor(qr_t *g);
+
+/* Host pointers, panels in work memory: block P of the factored columns (R above its diagonal
+ * block, R and V in it) is final once panel P has completed, unless a correction or recovery
+ * changes it later — any such event sends the whole matrix again at the end (qr_api.c), and a
+ * re-factorization stops these copies (restart_one). Issued on the copy-out queue, which the
+ * loop does not otherwise use with panels in work memory; unpacked at the next step. */
+static int early_out(qr_t *g, int64_t P)
+{
+    const int64_t i = P * g->nb, ib = qr_imin(g->nb, g->k - i);
+    if (i != g->eo_col) return FT_ERR_INTERNAL;
+    FT_CHECK(ft_stage_out_async(g->call, g->qd2h, g->m, ib, g->dA + i * g->ldda, g->ldda,
+                                g->eoA + i * g->eolda, g->eolda));
+    g->eo_col = i + ib;
+    return FT_SUCCESS;
+}
 
 int qr_factor(qr_t *g)
 {
@@ -595,10 +614,16 @@ restart:
          * arrival, the checkpoint of its vectors, the checksum columns), with panel p
          * and its lookahead issued (the device is not left without work), then reads them */
         if (g->gpanel && p >= p0 + 2) {
+            /* the block of columns sent back at the last step unpacked into the caller's A
+             * first: the host would wait here anyway */
+            if (g->eoA) FT_CHECK(ft_stage_out_wait(g->call, g->qd2h));
             FT_CHECK(be->event_sync(g->evg[(p - 2) % 3]));
             FT_CHECK(be->event_sync(g->evq[(p - 2) % 3]));
             gp_arrived(g, p - 1);
             th = hp_add(g, QR_HP_WAIT, th);
+            /* panel p-2 has completed (the check queue forked from after it): its block of
+             * columns is final, unless an event changes it, and goes back now */
+            if (g->eoA) FT_CHECK(early_out(g, p - 2));
         }
         /* panel p-1's copies in had completed when the copy out waited for above returned
          * (the lookahead it waited for waited for them), so what was issued before them — the

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda)
+int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda, int *early)
 {
     const ft_backend_t *be = g->be;
     const int64_t m = g->m, n = g->n;
@@ -42,20 +42,38 @@ int qr_source_begin(qr_t *g, int is_gpu, const double *A, int64_t lda)
     }
     const int keep = g->pol.keep_input;
     if (keep < 0) return FT_SUCCESS;
-    if (!is_gpu && !g->host && keep == 0) { /* the caller's A is staged, and left untouched */
-        g->src = QR_SRC_CALLER;
-        g->srcA = A;
-        g->ldsrc = lda;
+    int64_t e;
+    size_t bytes;
+    const int big = ft_mul_ovf(m, n, &e) || ft_dbytes(e, &bytes);
+    if (!is_gpu && !g->host && keep == 0) {
+        /* the caller's A is staged, and left untouched until the end; when its finished columns
+         * are to go back during the call, a copy in work memory instead, if it fits with room to
+         * spare (else the columns go back at the end) */
+        const size_t fr = be->mem_free ? be->mem_free() : 0;
+        if (!*early || big || (fr && fr < bytes + bytes / 4 + ((size_t)512 << 20))) {
+            *early = 0;
+            g->src = QR_SRC_CALLER;
+            g->srcA = A;
+            g->ldsrc = lda;
+            return FT_SUCCESS;
+        }
+    }
+    if (big) {
+        *early = 0;
         return FT_SUCCESS;
     }
-    int64_t e;
-    if (ft_mul_ovf(m, n, &e)) return FT_SUCCESS;
     FT_CHECK(ft_call_queue(g->call, &g->qcp));
     double *p = NULL;
     if (!g->host && keep != 1 && ft_call_work_doubles(g->call, e, &p) == FT_SUCCESS) {
         FT_CHECK(be->fork(g->qm, g->qcp));
         FT_CHECK(be->copy_matrix(g->qcp, m, n, g->dA, g->ldda, p, m));
         g->src = QR_SRC_DEVICE;
+    } else if (!is_gpu && !g->host && keep == 0) { /* no room after all: the caller's A */
+        *early = 0;
+        g->src = QR_SRC_CALLER;
+        g->srcA = A;
+        g->ldsrc = lda;
+        return FT_SUCCESS;
     } else if (ft_call_pinned_doubles(g->call, e, &p) == FT_SUCCESS) {
         g->src = QR_SRC_HOST;
         if (g->host) { /* taken by the encoding's read of A, before anything writes A */
