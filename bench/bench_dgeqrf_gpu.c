@@ -38,7 +38,9 @@
  *    --host: host pointers: ft_dgeqrf_ex on a CUDA context against cuSOLVER INCLUDING its copies:
  *    H2D of A, the factorization, D2H of A and of tau, on the stream; both use the same host
  *    buffers for A and tau (pageable malloc, or pinned with --pinned); the pristine copy of A
- *    lives on the host.
+ *    lives on the host. Each round also times cusolver-dev: cuSOLVER on A already on the device
+ *    (copied untimed before the call), the device-resident time issue 10's host-pointer target
+ *    is set against; a line gives cusolver-dev / ftla-on (medians and per round).
  *  - W warm-up calls of each method first (untimed), then R rounds; each round calls cusolver,
  *    ftla-on, ftla-off, ftla-on-noQ in that order; A is restored from the pristine copy before
  *    every call (untimed).
@@ -75,8 +77,8 @@ typedef struct {
 
 /* M_ONC / M_OFFC: ftla-on / ftla-off with host (CPU) panels; M_LAPACKE runs after the rounds */
 enum {
-    M_PEER = 0, M_ON = 1, M_OFF = 2, M_NOQ = 3, M_ONC = 4, M_OFFC = 5, M_LAPACKE = 6,
-    NMETHOD = 7
+    M_PEER = 0, M_ON = 1, M_OFF = 2, M_NOQ = 3, M_ONC = 4, M_OFFC = 5, M_PEERD = 6,
+    M_LAPACKE = 7, NMETHOD = 8
 };
 
 static int method_enabled(const opts_t *o, int meth)
@@ -86,6 +88,7 @@ static int method_enabled(const opts_t *o, int meth)
     case M_ONC:
     case M_OFFC: return o->cpanel;
     case M_LAPACKE: return o->lapacke;
+    case M_PEERD: return o->host;
     default: return 1;
     }
 }
@@ -161,7 +164,9 @@ static double timed_call(shape_t *s, int method, ft_report_t *rep, int *status, 
 {
     const opts_t *o = s->o;
     const size_t bA = s->sz * sizeof(double);
-    if (o->host) memcpy(s->hA, s->hA0, bA);
+    if (method == M_PEERD) /* untimed: A already on the device (issue 10's measure) */
+        BENCH_CUDA(cudaMemcpy(s->dA, s->hA0, bA, cudaMemcpyHostToDevice));
+    else if (o->host) memcpy(s->hA, s->hA0, bA);
     else BENCH_CUDA(cudaMemcpyAsync(s->dA, s->dA0, bA, cudaMemcpyDeviceToDevice, s->stream));
     if (method != M_PEER) {
         s->pol.protect = method == M_ON || method == M_NOQ || method == M_ONC;
@@ -178,7 +183,10 @@ static double timed_call(shape_t *s, int method, ft_report_t *rep, int *status, 
 
     bench_sync();
     const double t0 = bench_now();
-    if (method == M_PEER) {
+    if (method == M_PEERD) {
+        BENCH_CUSOLVER(cusolverDnDgeqrf(s->solver, s->m, s->n, s->dA, s->m, s->dTau, s->dWork,
+                                        s->lwork_dev, s->dInfo));
+    } else if (method == M_PEER) {
         if (o->host)
             BENCH_CUDA(cudaMemcpyAsync(s->dA, s->hA, bA, cudaMemcpyHostToDevice, s->stream));
         BENCH_CUSOLVER(cusolverDnDgeqrf(s->solver, s->m, s->n, s->dA, s->m, s->dTau, s->dWork,
@@ -196,16 +204,16 @@ static double timed_call(shape_t *s, int method, ft_report_t *rep, int *status, 
     }
     bench_sync();
     const double t = bench_now() - t0;
-    if (method == M_PEER)
+    if (method == M_PEER || method == M_PEERD)
         BENCH_CUDA(cudaMemcpy(info, s->dInfo, sizeof(int), cudaMemcpyDeviceToHost));
     else
         *info = finfo;
     return t;
 }
 
-static const double *result(shape_t *s)
+static const double *result(shape_t *s, int method)
 {
-    if (!s->o->host)
+    if (!s->o->host || method == M_PEERD)
         BENCH_CUDA(cudaMemcpy(s->hA, s->dA, s->sz * sizeof(double), cudaMemcpyDeviceToHost));
     return s->hA;
 }
@@ -301,6 +309,7 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
     bench_series_init(&ser[M_NOQ], "ftla-on-noQ", 1);
     bench_series_init(&ser[M_ONC], "ftla-on-cpu", 1);
     bench_series_init(&ser[M_OFFC], "ftla-off-cpu", 1);
+    bench_series_init(&ser[M_PEERD], "cusolver-dev", 0);
     bench_series_init(&ser[M_LAPACKE], "lapacke", 0);
     double nerr[NMETHOD] = {0}, derr[NMETHOD] = {0};
 
@@ -315,7 +324,7 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
             char what[64];
             snprintf(what, sizeof what, "%s call %d", timed ? "timed" : "warm-up",
                      timed ? round - o->warmup : round);
-            if (meth == M_PEER) {
+            if (meth == M_PEER || meth == M_PEERD) {
                 if (info != 0) {
                     printf("%% FAIL: cusolverDnDgeqrf %s: devInfo = %d\n", what, info);
                     se->bad_calls++;
@@ -333,9 +342,9 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
                 se->prot[se->n++] = rep.time_protect;
             }
             if (last_warm) { /* untimed result checks, once per size */
-                const double *F = result(&s);
+                const double *F = result(&s, meth);
                 nerr[meth] = bench_qr_colnorm_err(m, n, F, m, anrm, diag[meth]);
-                if (meth != M_PEER) derr[meth] = bench_diag_err(s.k, diag[meth], diag[M_PEER]);
+                if (meth != M_PEER && meth != M_PEERD) derr[meth] = bench_diag_err(s.k, diag[meth], diag[M_PEER]);
             }
         }
     }
@@ -380,10 +389,21 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
             continue;
         }
         int ok = ser[meth].bad_calls == 0 && nerr[meth] < BENCH_QR_NORM_TOL &&
-                 (meth == M_PEER || derr[meth] < BENCH_QR_DIAG_TOL);
+                 (meth == M_PEER || meth == M_PEERD || derr[meth] < BENCH_QR_DIAG_TOL);
         bench_row_t *r = bench_add_row("dgeqrf", o->host ? "host" : "dev", m, n, s.k, param,
                                        &ser[meth], flops, &ser[M_PEER], NULL, 0, ok);
         bench_print_row_human(r, 1e12);
+    }
+    if (method_enabled(o, M_PEERD)) { /* issue 10: host pointers against device-resident */
+        printf("%% host pointers against cuSOLVER device-resident (cusolver-dev, A already on the "
+               "device, same rounds): cusolver-dev / ftla-on %.3f, / ftla-off %.3f (medians); "
+               "per round:", bench_stats(ser[M_PEERD].t, ser[M_PEERD].n).med /
+                                 bench_stats(ser[M_ON].t, ser[M_ON].n).med,
+               bench_stats(ser[M_PEERD].t, ser[M_PEERD].n).med /
+                   bench_stats(ser[M_OFF].t, ser[M_OFF].n).med);
+        for (int r = 0; r < ser[M_ON].n && r < ser[M_PEERD].n; r++)
+            printf(" %.3f", ser[M_PEERD].t[r] / ser[M_ON].t[r]);
+        printf("\n");
     }
     /* paired per round (the calls of one round ran back to back): what issue 9's protection
      * and the checksum protection cost, without the drift between rounds */
@@ -489,9 +509,10 @@ int main(int argc, char **argv)
            "ratio = cusolver median / method median; protect = median report.time_protect;\n"
            "%%   checks: devInfo 0, ftla status/info 0 and detected 0 on every call; "
            "untimed, last warm-up: column-norm\n%%   residual of R and |R_ii| vs cuSOLVER\n");
-    if (o.cpanel || o.no_noq || o.lapacke) { /* only then: the default header stays as it was */
-        printf("%% protocol: each round calls cusolver, ftla-on, ftla-off%s%s\n",
-               o.no_noq ? "" : ", ftla-on-noQ", o.cpanel ? ", ftla-on-cpu, ftla-off-cpu" : "");
+    if (o.cpanel || o.no_noq || o.lapacke || o.host) { /* only then: the default header */
+        printf("%% protocol: each round calls cusolver, ftla-on, ftla-off%s%s%s\n",
+               o.no_noq ? "" : ", ftla-on-noQ", o.cpanel ? ", ftla-on-cpu, ftla-off-cpu" : "",
+               o.host ? ", cusolver-dev (A on the device before the call, untimed copy)" : "");
         if (o.no_noq) printf("%% protocol: --no-noq: ftla-on-noQ is not run\n");
         if (o.cpanel)
             printf("%% protocol: --cpanel: ftla-on-cpu / ftla-off-cpu = ftla-on / ftla-off with "
