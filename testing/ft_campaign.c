@@ -45,6 +45,11 @@
 #define MAXF 8         /* faults per trial */
 #define TOL_RATIO 30.0 /* accuracy ratios of the testers */
 #define TOL_ABFT 2.0   /* policy.tol default (docs/thresholds.md) */
+/* A check's residual is the fault's change plus the clean rounding, which tau bounds as
+ * tol x the worst case: up to tau / tol of it may cancel part of the change. So what a check is
+ * sure to see is a change above tau (1 + 1/tol), the documented limit (docs/reliability.md; the
+ * two-error limit below uses the same tau / 2). */
+#define LIM_ROUND (1.0 + 1.0 / TOL_ABFT)
 
 enum { R_DGEMM = 0, R_DGEQRF = 1 };
 static const char *routine_name[2] = {"dgemm", "dgeqrf"};
@@ -563,7 +568,7 @@ static void finish_fault(fault_rec_t *f, double alpha_scale)
     if (!f->applied) return;
     double d = f->after - f->before;
     f->effect = isfinite(d) ? fabs(d) * alpha_scale : INFINITY;
-    f->below = isfinite(f->limit) && isfinite(f->effect) && f->effect <= f->limit;
+    f->below = isfinite(f->limit) && isfinite(f->effect) && f->effect <= f->limit * LIM_ROUND;
 }
 
 /* ft_dgeqrf's schedule (src/qr/qr_loop.c): at the start of panel step p it applies the R and Q
@@ -621,7 +626,7 @@ static void qr_pair_limits(trial_t *T, int64_t m, int64_t n, int64_t nbc, int64_
             if (isfinite(tau[a]) && lim > x->limit) {
                 x->limit = lim;
                 x->pair = 1;
-                x->below = isfinite(x->effect) && x->effect <= x->limit;
+                x->below = isfinite(x->effect) && x->effect <= x->limit * LIM_ROUND;
             }
         }
 }
@@ -1115,7 +1120,7 @@ static void print_trial(const trial_t *T)
         else printf(" value %.6g (factor %.3g)", f->value, f->factor);
         if (f->applied)
             printf(": %.17g -> %.17g, |change| %.3g, limit %.3g%s (%s)\n", f->before, f->after,
-                   f->effect, f->limit, f->pair ? " (two-error limit)" : "",
+                   f->effect, f->limit * LIM_ROUND, f->pair ? " (two-error limit)" : "",
                    f->below ? "below" : "above");
         else printf(": not applied\n");
     }
@@ -1158,7 +1163,7 @@ static void json_trial(FILE *fp, const trial_t *T, int first)
         fprintf(fp, ",\"change\":");
         jnum(fp, f->effect);
         fprintf(fp, ",\"limit\":");
-        jnum(fp, f->limit);
+        jnum(fp, f->limit * LIM_ROUND);
         fprintf(fp, ",\"below_limit\":%s,\"two_error_limit\":%s}", f->below ? "true" : "false",
                 f->pair ? "true" : "false");
     }
