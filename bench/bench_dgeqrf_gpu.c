@@ -344,7 +344,8 @@ static void run_shape(const opts_t *o, int m, int n, cudaStream_t stream,
             if (last_warm) { /* untimed result checks, once per size */
                 const double *F = result(&s, meth);
                 nerr[meth] = bench_qr_colnorm_err(m, n, F, m, anrm, diag[meth]);
-                if (meth != M_PEER && meth != M_PEERD) derr[meth] = bench_diag_err(s.k, diag[meth], diag[M_PEER]);
+                if (meth != M_PEER && meth != M_PEERD)
+                    derr[meth] = bench_diag_err(s.k, diag[meth], diag[M_PEER]);
             }
         }
     }

@@ -199,8 +199,8 @@ size_t ft_stage_slot(void)
     const char *e = getenv("FTLA_STAGE_SLOT");
     char *end = NULL;
     const unsigned long long x = e && *e ? strtoull(e, &end, 10) : 0;
-    v = x >= 4096 && x <= (1ull << 30) && end && !*end ? (size_t)(x / sizeof(double)) * sizeof(double)
-                                                    : FT_STAGE_SLOT;
+    const int ok = x >= 4096 && x <= (1ull << 30) && end && !*end;
+    v = ok ? (size_t)(x / sizeof(double)) * sizeof(double) : FT_STAGE_SLOT;
     __atomic_store_n(&slot, v, __ATOMIC_RELAXED);
     return v;
 }

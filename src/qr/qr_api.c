@@ -56,7 +56,6 @@ static int crossover_path(ft_call_t *c, int is_gpu, int64_t m, int64_t n, double
     return c->be->sync(c->main);
 }
 
-/* F: the FT factor to fill (QR-update recovery), or NULL (re-factorization: LAPACK layout). */
 /* FTLA_QR_EARLY_OUT=0 (read once; for measurements): host pointers on a device copy the whole
  * factor back at the end, as before the finished columns went back during the call */
 static int early_out_enabled(void)
@@ -79,6 +78,7 @@ static int changed(const qr_t *g)
            g->nrefactor;
 }
 
+/* F: the FT factor to fill (QR-update recovery), or NULL (re-factorization: LAPACK layout). */
 static int driver(ft_call_t *c, int is_gpu, struct ft_qrf *F, ft_int m, ft_int n, double *A,
                   ft_int lda, double *tau, double *work, ft_int lwork)
 {
