@@ -45,7 +45,7 @@ typedef struct {
     int m, n, k; /* -m -n -k (all three), else 0 */
     char ta, tb;
     double alpha, beta;
-    int runs, warmup, inject, tile, host, pinned, opcheck, tmr;
+    int runs, warmup, inject, tile, host, pinned, opcheck, tmr, verbose;
     double limit;
     uint64_t seed;
 } opts_t;
@@ -57,7 +57,8 @@ static void usage(const char *p)
     fprintf(stderr,
             "usage: %s [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]\n"
             "          [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]\n"
-            "          [--pinned] [--seed S] [--operand-check -1|0|1] [--tmr] [--limit BYTES]\n",
+            "          [--pinned] [--seed S] [--operand-check -1|0|1] [--tmr] [--limit BYTES]\n"
+            "          [--verbose V]  (ftla's log level, policy.verbose: 3 prints its timings)\n",
             p);
     exit(2);
 }
@@ -101,6 +102,7 @@ static void parse(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "--tile")) o->tile = bench_parse_int(v, a, 0, INT_MAX), i++;
         else if (!strcmp(a, "--operand-check"))
             o->opcheck = bench_parse_int(v, a, -1, 1), i++;
+        else if (!strcmp(a, "--verbose")) o->verbose = bench_parse_int(v, a, 0, 3), i++;
         else if (!strcmp(a, "--seed")) o->seed = (uint64_t)bench_parse_int(v, a, 0, INT_MAX), i++;
         else usage(argv[0]);
     }
@@ -330,6 +332,7 @@ int main(int argc, char **argv)
     pol.tile = o.tile;
     pol.operand_check = o.opcheck;
     pol.gpu_memory = o.limit;
+    pol.verbose = o.verbose;
     BENCH_FT(ft_context_set_policy(ctx, &pol));
 
     printf("%% cuBLAS %d; peer: cublasDgemm, default math mode, handle on the same stream as "

@@ -215,6 +215,27 @@ FT_HD int abft_check(double tol, int64_t k, int64_t T, double alpha, double beta
     return abft_compare(de, dw, t);
 }
 
+/* Does the pair pass abft_check's bound without its gradual-underflow part? That part is formed
+ * from the smallest subnormal, and on the host every operation with a subnormal operand or
+ * result takes a microcode assist: abft_check costs ~0.2 us there, and the rare path of
+ * ft_dgemm evaluates every row and column of a flagged tile several times (~8000 checks for a
+ * 2048 tile: 1.7 ms of host time a corrected fault at 16384, issue 12). Leaving out a
+ * nonnegative term lowers the threshold, so a pair that passes here passes abft_check too (as
+ * the host's vector pass, dgemm_kernels_host.c verify_fast); for any other, call abft_check. */
+FT_HD int abft_pass_fast(double tol, int64_t k, int64_t T, double alpha, double beta,
+                         double gnorm, double gmax, double h, double s, double de, double dw,
+                         double rsig)
+{
+    const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
+    const double c = tol * ABFT_U * (2.0 * kk + tt + 4.0);
+    const double gterm = abft_unscale((c * aa) * gnorm, gmax, rsig);
+    const double t = gterm + tol * ABFT_U * (tt + 4.0) * bb * h + tol * ABFT_U * (tt + 1.0) * s;
+    const double P = abft_unscale(gnorm, gmax, rsig);
+    const double G = aa * P + bb * h;
+    const int range = P < DBL_MAX / 4 && G < DBL_MAX / 4; /* false for NaN */
+    return fabs(t) <= DBL_MAX && fabs(s) <= DBL_MAX && range && fabs(de) <= t && fabs(dw) <= t;
+}
+
 /* ---- ft_dgeqrf thresholds ----------------------------------------------------------------- */
 
 /* Width of a block of columns of the QR checksum columns: every block of nbc columns carries its

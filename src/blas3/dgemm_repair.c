@@ -151,6 +151,9 @@ static int check_one(const gemm_t *g, int64_t T, double pe, double pw, double gn
                      double gmax, double hh, double se, double sw, double sa)
 {
     double tau;
+    if (abft_pass_fast(g->pol.tol, g->k, T, g->alpha, g->beta, gnorm, gmax, hh, sa, se - pe,
+                       sw - pw, g->rsig))
+        return ABFT_PASS;
     return abft_check(g->pol.tol, g->k, T, g->alpha, g->beta, gnorm, gmax, hh, sa, se - pe,
                       sw - pw, g->rsig, &tau);
 }
@@ -223,9 +226,14 @@ static int tile_fix(gemm_t *g, tile_t *t, const int64_t *rows, const int64_t *co
             if (!isfinite(before[e]) || !(b <= others)) resum = 1;
         }
         if (resum) {
+            const double r0 = g->ctx->policy.verbose >= 3 ? ft_wtime() : 0.0;
             for (int e = 0; e < ne; e++)
                 FT_CHECK(g->be->set_elem(g->qm, Ct + ft_ix(rows[e], cols[e], g->ldc), 0.0));
+            const double r1 = g->ctx->policy.verbose >= 3 ? ft_wtime() : 0.0;
             FT_CHECK(tile_sums(g, t));
+            if (g->ctx->policy.verbose >= 3)
+                ft_log(g->ctx, 3, "dgemm: fix: zeroed %d in %.3f ms, sums %.3f ms", ne,
+                       (r1 - r0) * 1e3, (ft_wtime() - r1) * 1e3);
         }
         for (int e = 0; e < ne; e++) {
             after[e] = g->rsig * (by_row ? t->pe[rows[e]] - t->rse[rows[e]]
@@ -388,7 +396,11 @@ static int tile_settle(gemm_t *g, tile_t *t, int *clean, int *uncorrectable)
     if (!R1) return FT_ERR_ALLOC;
     for (int64_t i = 0; i < t->mI; i++)
         if (abft_is_checksum_only(row_status(g, t, i))) R1[n1++] = i;
+    const double h0 = g->ctx->policy.verbose >= 3 ? ft_wtime() : 0.0;
     int st = n1 ? half_rows(g, t, R1, n1, uncorrectable) : FT_SUCCESS;
+    if (g->ctx->policy.verbose >= 3)
+        ft_log(g->ctx, 3, "dgemm: settle: %lld rows failing one check, %.3f ms", (long long)n1,
+               (ft_wtime() - h0) * 1e3);
     free(R1);
     return st;
 }
@@ -415,8 +427,11 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
     t.cse = p, p += 2 * t.nJ, t.csw = t.cse + t.nJ, t.csa = p, p += t.nJ;
     t.host = p;
 
+    const int timed = g->ctx->policy.verbose >= 3;
+    const double tt0 = timed ? ft_wtime() : 0.0;
     int st = tile_gather(g, &t, 1, t.host);
     if (st) goto out;
+    const double tt1 = timed ? ft_wtime() : 0.0;
 
     /* R: rows whose plain and weighted checks both fail (a data error shows in both: its
      * weight is >= 1/2); R1: rows where only one fails; S: failing columns. */
@@ -477,8 +492,14 @@ static int tile_repair(gemm_t *g, int64_t I, int64_t J, int *uncorrectable)
     g->rep->located += fixed ? ne : 0;
     int clean = 0;
     if (fixed) {
+        const double tt2 = timed ? ft_wtime() : 0.0;
         if ((st = tile_sums(g, &t))) goto out;
         if ((st = tile_settle(g, &t, &clean, uncorrectable))) goto out;
+        if (timed)
+            ft_log(g->ctx, 3, "dgemm: tile (%lld,%lld) %lld x %lld: gather %.3f ms, fix %.3f ms, "
+                   "verify %.3f ms", (long long)I, (long long)J, (long long)t.mI,
+                   (long long)t.nJ, (tt1 - tt0) * 1e3, (tt2 - tt1) * 1e3,
+                   (ft_wtime() - tt2) * 1e3);
         if (clean) {
             g->rep->corrected += ne;
             goto out;
