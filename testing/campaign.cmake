@@ -10,6 +10,15 @@ add_test(NAME campaign_gate_cpu
          COMMAND ft_campaign --device cpu --trials 300 --routine all --seed 1 --quiet)
 add_test(NAME campaign_stress_cpu COMMAND ft_campaign --device cpu --stress)
 set_tests_properties(campaign_gate_cpu campaign_stress_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+# ft_dgemm with C in chunks (the rank-k schedule, forced on every shape with 2 or more blocks)
+add_test(NAME campaign_gate_chunks_cpu
+         COMMAND ft_campaign --device cpu --trials 500 --routine dgemm --seed 21 --quiet)
+set_tests_properties(campaign_gate_chunks_cpu PROPERTIES LABELS cpu TIMEOUT 300
+                     ENVIRONMENT FTLA_DGEMM_CHUNKS=3)
+add_test(NAME campaign_gate_chunks_gpu
+         COMMAND ft_campaign --device cuda --trials 500 --routine dgemm --seed 21 --quiet)
+set_tests_properties(campaign_gate_chunks_gpu PROPERTIES LABELS gpu TIMEOUT 300
+                     SKIP_RETURN_CODE 77 ENVIRONMENT FTLA_DGEMM_CHUNKS=3)
 add_test(NAME campaign_gate_gpu
          COMMAND ft_campaign --device cuda --trials 300 --routine all --seed 1 --quiet)
 add_test(NAME campaign_stress_gpu COMMAND ft_campaign --device cuda --stress)

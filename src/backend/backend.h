@@ -76,6 +76,10 @@ typedef struct ft_backend {
      * stream replaced by one of the greatest priority, work already issued staying ahead; a
      * wrapped stream and the host backend: nothing). */
     int (*queue_raise)(ft_queue_t *q);
+    /* Undo queue_raise: q's work goes at the default priority again (cuda: its own stream
+     * replaced by one of the least priority, work already issued staying ahead; nothing when
+     * it is not raised, for a wrapped stream and on the host backend). */
+    int (*queue_lower)(ft_queue_t *q);
     /* Waits for the queue's work, then destroys it (a wrapped stream is not destroyed). */
     void (*queue_destroy)(ft_queue_t *q);
     /* Make q issue on another native stream from now on (NULL: its own); work already issued

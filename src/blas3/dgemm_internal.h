@@ -38,6 +38,12 @@ typedef struct {
     double *tmp;         /* per-tile scratch in work memory */
     void *vdev, *vhost;  /* verify_rows scratch (work memory, host memory) */
     int have_c0;
+    /* rank-k shapes (dgemm_protect.c, chunk_plan): C in nch chunks of cw columns (a multiple of
+     * T), so that the input sums of chunk i+1 and the result sums of chunk i run on qc, a queue
+     * of raised priority, beside the product of the next chunk; evc, evp order the queues */
+    int64_t nch, cw;
+    ft_queue_t *qc;
+    ft_qevent_t *evc, *evp;
     /* operand digests (policy.operand_check): stored columns of A (nca) then of B (ncb), taken
      * with the encoding (dg0) and after the product (dg1, work memory); hdg: both on the host */
     int check_operands;

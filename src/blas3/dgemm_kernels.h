@@ -73,12 +73,14 @@ typedef struct dgemm_kernels {
                        int64_t cap, dgemm_flag_t **flags, int64_t *nflags, int64_t *nunchecked);
     /* Optional (NULL: the driver uses block_sums twice and copy_matrix). One pass over the
      * input C0 (m x n): its block row sums as block_sums('N', m, n, C0, T, scale, rs, m, ra, m),
-     * when cs is not NULL its block column sums as block_sums('T', n, m, C0, T, scale, cs, n,
-     * ca, n), and, when backup is not NULL, a copy of C0 (unscaled) into backup (ld m).
+     * when cs is not NULL its block column sums as block_sums('T', n, m, C0, T, scale, cs, ldcs,
+     * ca, ldcs) (ldcs >= n: a chunk of the columns of a wider C writes into the whole's sums),
+     * and, when backup is not NULL, a copy of C0 (unscaled) into backup (ld m).
      * Returns 1, having done nothing, for a tile it does not handle (cuda: T not a multiple of
      * 32); the sums may differ from block_sums' by the order of the additions. */
     int (*c0_pass)(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
-                   double scale, double *rs, double *ra, double *cs, double *ca, double *backup);
+                   double scale, double *rs, double *ra, double *cs, double *ca, int64_t ldcs,
+                   double *backup);
     /* TMR (policy.protect = FT_PROTECT_TMR, dgemm_tmr.c): the element-wise vote of three
      * m x n replicas X0 (ld ldx0: the result), X1 and X2 (ld ldr), compared bit for bit. Where
      * X0 differs from both others and X1 equals X2, X0 := X1; where all three differ, X0 is

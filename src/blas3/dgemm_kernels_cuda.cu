@@ -36,7 +36,7 @@ constexpr int64_t kC0Chunk = 256;
 __global__ void __launch_bounds__(kC0Rows)
     c0_pass_kernel(int64_t m, int64_t n, const double *__restrict__ C0, int64_t ldc, int64_t T,
                    int64_t W, double sc, int64_t chunk, int64_t nz, double *rs, double *ra,
-                   double *cs, double *ca, double *backup)
+                   double *cs, double *ca, int64_t ldcs, double *backup)
 {
     __shared__ double tile[kC0Rows / 32][32][33];
     __shared__ double part[kC0Rows / 32][3][32];
@@ -101,15 +101,15 @@ __global__ void __launch_bounds__(kC0Rows)
                             b1 += part[w][1][lane];
                             b2 += part[w][2][lane];
                         }
-                        atomicAdd(cs + c + 2 * I * n, b0);
-                        atomicAdd(cs + c + (2 * I + 1) * n, b1);
-                        atomicAdd(ca + c + I * n, b2);
+                        atomicAdd(cs + c + 2 * I * ldcs, b0);
+                        atomicAdd(cs + c + (2 * I + 1) * ldcs, b1);
+                        atomicAdd(ca + c + I * ldcs, b2);
                     }
                     __syncthreads();
                 } else if (lane < ng && rw < m) {
-                    atomicAdd(cs + c + 2 * I * n, a0);
-                    atomicAdd(cs + c + (2 * I + 1) * n, a1);
-                    atomicAdd(ca + c + I * n, a2);
+                    atomicAdd(cs + c + 2 * I * ldcs, a0);
+                    atomicAdd(cs + c + (2 * I + 1) * ldcs, a1);
+                    atomicAdd(ca + c + I * ldcs, a2);
                 }
             }
             __syncwarp();
@@ -356,7 +356,8 @@ static int c_encode_at(ft_queue_t *q, int64_t k, int64_t m, const double *A, int
 }
 
 static int c_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
-                     double scale, double *rs, double *ra, double *cs, double *ca, double *backup)
+                     double scale, double *rs, double *ra, double *cs, double *ca, int64_t ldcs,
+                     double *backup)
 {
     /* a warp's 32 rows must lie in one row block: else the driver's separate passes (also
      * with FTLA_DGEMM_C0_SEPARATE=1, for same-run measurements) */
@@ -370,15 +371,17 @@ static int c_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int6
     const int64_t nb = ceil_div(n, T), mb = ceil_div(m, T);
     FTLA_CUDA_TRY(cudaMemsetAsync(rs, 0, (size_t)(2 * m * nb) * sizeof(double), s));
     FTLA_CUDA_TRY(cudaMemsetAsync(ra, 0, (size_t)(m * nb) * sizeof(double), s));
+    if (cs && ldcs < n) return FT_ERR_INTERNAL;
     if (cs) {
-        FTLA_CUDA_TRY(cudaMemsetAsync(cs, 0, (size_t)(2 * n * mb) * sizeof(double), s));
-        FTLA_CUDA_TRY(cudaMemsetAsync(ca, 0, (size_t)(n * mb) * sizeof(double), s));
+        const size_t w = (size_t)n * sizeof(double), pitch = (size_t)ldcs * sizeof(double);
+        FTLA_CUDA_TRY(cudaMemset2DAsync(cs, pitch, 0, w, (size_t)(2 * mb), s));
+        FTLA_CUDA_TRY(cudaMemset2DAsync(ca, pitch, 0, w, (size_t)mb, s));
     }
     const int64_t chunk = T < kC0Chunk ? T : kC0Chunk, nz = ceil_div(T, chunk);
     const int64_t items = nb * nz;
     const dim3 grid((unsigned)ceil_div(m, kC0Rows), (unsigned)imin(items, 65535));
     c0_pass_kernel<<<grid, kC0Rows, 0, s>>>(m, n, C0, ldc, T, abft_wden(T), scale, chunk, nz, rs,
-                                            ra, cs, ca, backup);
+                                            ra, cs, ca, ldcs, backup);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }

@@ -100,12 +100,13 @@ typedef struct {
     double scale;
     const double *C0;
     double *rs, *ra, *cs, *ca, *backup;
+    int64_t ldcs;
 } c0_args;
 
 FT_SIMD_CLONES static int run_c0_pass(void *p)
 {
     const c0_args *a = p;
-    const int64_t m = a->m, n = a->n, ldc = a->ldc, T = a->T;
+    const int64_t m = a->m, n = a->n, ldc = a->ldc, T = a->T, ldcs = a->ldcs;
     const double sc = a->scale;
     const double *C0 = a->C0;
     double *rs = a->rs, *ra = a->ra, *cs = a->cs, *ca = a->ca, *backup = a->backup;
@@ -210,13 +211,13 @@ FT_SIMD_CLONES static int run_c0_pass(void *p)
                 }
                 double r[6];
                 for (int q6 = 0; q6 < 6; q6++) r[q6] = (c[q6][0] + c[q6][1]) + (c[q6][2] + c[q6][3]);
-                cs[j + 2 * I * n] = r[0];
-                cs[j + (2 * I + 1) * n] = r[1];
-                ca[j + I * n] = r[2];
+                cs[j + 2 * I * ldcs] = r[0];
+                cs[j + (2 * I + 1) * ldcs] = r[1];
+                ca[j + I * ldcs] = r[2];
                 if (two) {
-                    cs[j + 1 + 2 * I * n] = r[3];
-                    cs[j + 1 + (2 * I + 1) * n] = r[4];
-                    ca[j + 1 + I * n] = r[5];
+                    cs[j + 1 + 2 * I * ldcs] = r[3];
+                    cs[j + 1 + (2 * I + 1) * ldcs] = r[4];
+                    ca[j + 1 + I * ldcs] = r[5];
                 }
             }
         }
@@ -226,11 +227,12 @@ FT_SIMD_CLONES static int run_c0_pass(void *p)
 }
 
 static int h_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int64_t ldc, int64_t T,
-                     double scale, double *rs, double *ra, double *cs, double *ca, double *backup)
+                     double scale, double *rs, double *ra, double *cs, double *ca, int64_t ldcs,
+                     double *backup)
 {
     if (m <= 0 || n <= 0) return FT_SUCCESS;
-    if (T <= 0) return FT_ERR_INTERNAL;
-    c0_args a = {m, n, ldc, T, scale, C0, rs, ra, cs, ca, backup};
+    if (T <= 0 || (cs && ldcs < n)) return FT_ERR_INTERNAL;
+    c0_args a = {m, n, ldc, T, scale, C0, rs, ra, cs, ca, backup, ldcs};
     return ft_host_submit(q, run_c0_pass, &a, sizeof a);
 }
 

@@ -260,6 +260,7 @@ static int sub_product(ooc_t *o, int64_t t, int first, int64_t mi, int64_t nj, i
     const int scale_only = kl <= 0 || g->alpha == 0.0;
     gemm_t sub = {.call = g->call, .ctx = g->ctx, .be = g->be, .kern = g->kern, .rep = g->rep,
                   .pol = g->pol, .qm = g->qm, .qs = g->qs, .ev0 = g->ev0, .ev1 = g->ev1,
+                  .qc = g->qc, .evc = g->evc, .evp = g->evp,
                   .ta = g->ta, .tb = g->tb, .m = mi, .n = nj, .k = scale_only ? 0 : kl,
                   .alpha = g->alpha, .beta = first ? g->beta : 1.0, .A = o->dA[s],
                   .B = o->dB[s], .C = o->dC, .lda = o->lda_c[s], .ldb = o->ldb_c[s], .ldc = mi,
@@ -271,6 +272,7 @@ static int sub_product(ooc_t *o, int64_t t, int first, int64_t mi, int64_t nj, i
     const int st2 = g->be->sync(g->qm);
     ft_call_release(g->call, marks);
     g->qs = sub.qs; /* taken by the first chunk, kept for the others */
+    g->qc = sub.qc, g->evc = sub.evc, g->evp = sub.evp; /* likewise for chunked products */
     return st ? st : st2;
 }
 

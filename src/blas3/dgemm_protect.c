@@ -5,13 +5,15 @@
  *                anorm = ||op(A)(i,:)||_1, P = op(A) Y (m x 2nb)       -- overlaps the product
  *   main queue : (beta != 0) block row sums of the input C; the product; block row sums of the
  *                result; compare every (row, block) check with alpha P + beta C0-sums.
- * A failing check goes to the rare path (dgemm_repair.c).
+ * Rank-k shapes run the product in column chunks, the sums of the chunks on a queue of raised
+ * priority beside it (chunk_plan). A failing check goes to the rare path (dgemm_repair.c).
  */
 #include "blas3/dgemm_internal.h"
 #include "core/inject.h"
 #include "core/size.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 int64_t dgemm_auto_tile(int64_t m, int64_t n)
@@ -191,6 +193,132 @@ static int inputs_finite(gemm_t *g, int *finite)
     return FT_SUCCESS;
 }
 
+/* Chunks of C for the rank-k shapes (issue 12). The product of a rank-k update reads and writes
+ * C once and leaves most of the memory bandwidth idle, while the protection reads C twice more
+ * (the input's sums, the result's sums): ~1.0 ms against a 2.9 ms product at 16384^2 x 256 on
+ * the H200. In nch column chunks (widths a multiple of T, so that every chunk owns whole
+ * checksum blocks) chunk i+1's input sums and chunk i's result sums run on qc beside the
+ * product of chunk i+1. qc has the greatest priority: at the default priority its kernels
+ * waited behind the product's blocks and the schedule was slower than no chunks at all (a
+ * first version, without the priority, was measured and reverted); with it they take the
+ * multiprocessors the product frees (bench/micro/overlap_sums.cu, bench/NOTES.md). Automatic
+ * on a device backend for k <= 1024 with m, n >= 4k and at least 4 blocks, chunks of about
+ * 4096 columns; FTLA_DGEMM_CHUNKS=c forces c chunks on any backend (tests: the host runs the
+ * same schedule), FTLA_DGEMM_CHUNKS=1 turns them off. */
+static void chunk_plan(gemm_t *g)
+{
+    static int64_t env = -2;
+    if (env == -2) {
+        const char *e = getenv("FTLA_DGEMM_CHUNKS");
+        char *end = NULL;
+        const long long v = e && *e ? strtoll(e, &end, 10) : -1;
+        env = e && *e && end && *end == '\0' && v >= 1 ? (int64_t)v : -1;
+    }
+    int64_t c = 1;
+    if (g->warm || g->k <= 0) c = 1;
+    else if (env >= 1) c = env;
+    else if (g->be->kind == FT_DEVICE_CUDA && g->k <= 1024 && g->m >= 4 * g->k &&
+             g->n >= 4 * g->k && g->nb >= 4) {
+        const int64_t bpc = 4096 / g->T; /* blocks a chunk */
+        c = bpc >= 1 ? (g->nb + bpc - 1) / bpc : g->nb;
+        if (c < 2) c = 2;
+    }
+    if (c > g->nb) c = g->nb;
+    if (c < 1) c = 1;
+    const int64_t bpc = (g->nb + c - 1) / c;
+    g->cw = bpc * g->T;
+    g->nch = (g->n + g->cw - 1) / g->cw;
+}
+
+static void chunk_cols(const gemm_t *g, int64_t i, int64_t *c0, int64_t *nc)
+{
+    *c0 = i * g->cw;
+    *nc = g->n - *c0 < g->cw ? g->n - *c0 : g->cw;
+}
+
+/* The input C of chunk i: its block sums (rows, and columns when kept) and its backup, on q. */
+static int c0_chunk(gemm_t *g, ft_queue_t *q, int64_t i)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, n = g->n, T = g->T;
+    int64_t c0, nc;
+    chunk_cols(g, i, &c0, &nc);
+    const int64_t J0 = c0 / T;
+    const double *Ci = g->C + c0 * g->ldc;
+    double *cs = g->C0col ? g->C0col + c0 : NULL, *ca = g->C0colA ? g->C0colA + c0 : NULL;
+    double *cb = g->Cb ? g->Cb + c0 * m : NULL;
+    if (g->kern->c0_pass) {
+        const int st = g->kern->c0_pass(q, m, nc, Ci, g->ldc, T, g->sig, g->C0S + 2 * J0 * m,
+                                        g->C0A + J0 * m, cs, ca, n, cb);
+        if (st < 0) return st;
+        if (st == 0) return FT_SUCCESS; /* 1: a tile it does not handle */
+    }
+    FT_CHECK(be->block_sums(q, 'N', m, nc, Ci, g->ldc, T, g->sig, g->C0S + 2 * J0 * m, m,
+                            g->C0A + J0 * m, m));
+    if (cs) FT_CHECK(be->block_sums(q, 'T', nc, m, Ci, g->ldc, T, g->sig, cs, n, ca, n));
+    if (cb) FT_CHECK(be->copy_matrix(q, m, nc, Ci, g->ldc, cb, m));
+    return FT_SUCCESS;
+}
+
+/* Faults planned in C for a chunked product with its sums beside it: taken before the
+ * products, their row and column drawn over the whole of C, and each applied right after the
+ * product of its chunk, before that chunk's sums read it (as the faults of an unchunked
+ * product are applied after it, before its sums). */
+typedef struct {
+    ft_fault_t f[FT_MAX_FAULTS];
+    int n;
+} chunk_faults_t;
+
+static void chunk_faults_take(gemm_t *g, chunk_faults_t *cf)
+{
+    cf->n = ft_inject_take(g->ctx, g->call->index, FT_REGION_C, g->inject_step, cf->f,
+                           FT_MAX_FAULTS);
+    for (int i = 0; i < cf->n; i++) {
+        ft_fault_t *f = &cf->f[i];
+        if (f->row < 0) f->row = (int64_t)(ft_rng_next(&g->ctx->rng) % (uint64_t)g->m);
+        if (f->col < 0) f->col = (int64_t)(ft_rng_next(&g->ctx->rng) % (uint64_t)g->n);
+    }
+}
+
+/* The products of the chunks on the main queue; the input sums of the next chunk and (sums)
+ * the result sums of each chunk on qc beside them. Chunk 0's input sums are done. */
+static int chunked_product(gemm_t *g, int sums, const chunk_faults_t *cf)
+{
+    const ft_backend_t *be = g->be;
+    const int64_t m = g->m, T = g->T;
+    for (int64_t i = 0; i < g->nch; i++) {
+        int64_t c0, nc;
+        chunk_cols(g, i, &c0, &nc);
+        const int next = g->have_c0 && i + 1 < g->nch;
+        if (next) {
+            FT_CHECK(c0_chunk(g, g->qc, i + 1));
+            FT_CHECK(be->event_record(g->evc, g->qc));
+        }
+        FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, nc, g->k, g->alpha, g->A, g->lda,
+                           dgemm_opb_cols(g, c0), g->ldb, g->beta, g->C + c0 * g->ldc, g->ldc));
+        if (sums) {
+            for (int f = 0; cf && f < cf->n; f++)
+                if (cf->f[f].col >= c0 && cf->f[f].col < c0 + nc &&
+                    cf->f[f].row < m) /* else: logged by ft_inject_apply below */
+                    FT_CHECK(ft_inject_apply(g->ctx, be, g->qm, &cf->f[f], g->C, m, g->n,
+                                             g->ldc, -1, g->rep, NULL, NULL));
+            const int64_t J0 = c0 / T;
+            FT_CHECK(be->event_record(g->evp, g->qm));
+            FT_CHECK(be->event_wait(g->qc, g->evp));
+            FT_CHECK(be->block_sums(g->qc, 'N', m, nc, g->C + c0 * g->ldc, g->ldc, T, g->sig,
+                                    g->CS + 2 * J0 * m, m, g->CA + J0 * m, m));
+        }
+        if (next) FT_CHECK(be->event_wait(g->qm, g->evc));
+    }
+    /* faults outside C (a planned row or column beyond it): applied to be logged, as unchunked */
+    for (int f = 0; sums && cf && f < cf->n; f++)
+        if (cf->f[f].col >= g->n || cf->f[f].row >= m)
+            FT_CHECK(ft_inject_apply(g->ctx, be, g->qm, &cf->f[f], g->C, m, g->n, g->ldc, -1,
+                                     g->rep, NULL, NULL));
+    if (sums) FT_CHECK(be->fork(g->qc, g->qm)); /* the result sums are in before the checks */
+    return FT_SUCCESS;
+}
+
 int dgemm_protected(gemm_t *g)
 {
     const ft_backend_t *be = g->be;
@@ -207,12 +335,27 @@ int dgemm_protected(gemm_t *g)
     g->have_c0 = g->beta != 0.0;
     FT_CHECK(workspace(g));
     if (!g->qs) FT_CHECK(ft_call_queue(g->call, &g->qs));
+    chunk_plan(g);
+    if (g->nch > 1) {
+        ft_log(ctx, 3, "dgemm: C in %lld chunks of %lld columns", (long long)g->nch,
+               (long long)g->cw);
+        if (!g->qc) FT_CHECK(ft_call_queue_raised(g->call, &g->qc));
+        if (!g->evc) {
+            FT_CHECK(ft_call_event(g->call, &g->evc));
+            FT_CHECK(ft_call_event(g->call, &g->evp));
+        }
+        FT_CHECK(be->fork(g->qm, g->qc)); /* C is in place (a copy in on the main queue) */
+    }
 
-    /* input C: its block sums (rows and columns), and a backup when asked */
+    /* input C: its block sums (rows and columns), and a backup when asked (in chunks: the first
+     * chunk's here, the others' beside the products) */
     int c0_done = 0;
-    if (g->have_c0 && g->kern->c0_pass) {
+    if (g->have_c0 && g->nch > 1) {
+        FT_CHECK(c0_chunk(g, g->qm, 0));
+        c0_done = 1;
+    } else if (g->have_c0 && g->kern->c0_pass) {
         const int st = g->kern->c0_pass(g->qm, m, n, g->C, g->ldc, T, sig, g->C0S, g->C0A,
-                                        g->C0col, g->C0colA, g->Cb);
+                                        g->C0col, g->C0colA, n, g->Cb);
         if (st < 0) return st;
         c0_done = st == 0; /* 1: a tile the kernel does not handle, the separate passes */
     }
@@ -304,9 +447,17 @@ static int dgemm_checked(gemm_t *g)
     const ft_backend_t *be = g->be;
     ft_context_t *ctx = g->ctx;
     const int64_t m = g->m, n = g->n, k = g->k, nb = g->nb, T = g->T;
+    /* chunked: the result sums beside the products (not for the warm-up, whose changed
+     * element comes after the product); planned faults in C are applied chunk by chunk */
+    const int early_sums = g->nch > 1 && !g->warm;
+    chunk_faults_t cf = {.n = 0};
+    if (early_sums && ctx->nfaults) chunk_faults_take(g, &cf);
     FT_CHECK(be->event_record(g->ev0, g->qm));
-    FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B, g->ldb,
-                       g->beta, g->C, g->ldc));
+    if (g->nch > 1)
+        FT_CHECK(chunked_product(g, early_sums, &cf));
+    else
+        FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B, g->ldb,
+                           g->beta, g->C, g->ldc));
     FT_CHECK(be->event_record(g->ev1, g->qm));
     FT_CHECK(be->fork(g->qs, g->qm));
     if (g->check_operands) { /* the operands as the product left them */
@@ -323,7 +474,8 @@ static int dgemm_checked(gemm_t *g)
     if (g->warm) FT_CHECK(be->set_elem(g->qm, g->C + 5 + 7 * g->ldc, 1e3));
 
     /* verify every (row, column block) */
-    FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->sig, g->CS, m, g->CA, m));
+    if (!early_sums)
+        FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->sig, g->CS, m, g->CA, m));
     dgemm_rowcheck_args_t args = {.m = m, .n = n, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
                                   .beta = g->beta, .tol = g->pol.tol, .rsig = g->rsig, .sums = g->CS,
                                   .abss = g->CA, .pred = g->P, .anorm = g->anorm,

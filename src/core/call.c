@@ -104,8 +104,16 @@ int ft_call_queue(ft_call_t *c, ft_queue_t **q)
 {
     if (c->nqueues == FT_CALL_QUEUES) return FT_ERR_INTERNAL;
     FT_CHECK(ft_queue_get(c->ctx, c->be, q));
+    c->raised[c->nqueues] = 0;
     c->queues[c->nqueues++] = *q;
     return FT_SUCCESS;
+}
+
+int ft_call_queue_raised(ft_call_t *c, ft_queue_t **q)
+{
+    FT_CHECK(ft_call_queue(c, q));
+    c->raised[c->nqueues - 1] = 1; /* lowered at the end even if the raise fails half-way */
+    return c->be->queue_raise(*q);
 }
 
 int ft_call_event(ft_call_t *c, ft_qevent_t **e)
@@ -156,7 +164,11 @@ int ft_call_end(ft_call_t *c, int status)
         int s = ft_call_sync(c);
         if (s && !status) status = s;
         ft_trace_finish(c); /* the queues are idle: the timeline's events can be read */
-        for (int i = 0; i < c->nqueues; i++) ft_queue_put(ctx, c->be, c->queues[i]);
+        for (int i = 0; i < c->nqueues; i++) {
+            /* back at the default priority: the pool hands it to any later call */
+            if (c->raised[i] && (s = c->be->queue_lower(c->queues[i])) && !status) status = s;
+            ft_queue_put(ctx, c->be, c->queues[i]);
+        }
         for (int i = 0; i < c->nevents; i++) ft_event_put(ctx, c->be, c->events[i]);
         const int b = ft_backend_index(c->be);
         ft_arena_release(&ctx->work[b], c->be, 0, c->work_mark);

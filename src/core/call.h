@@ -50,6 +50,7 @@ typedef struct ft_call {
     int selected;
     ft_queue_t *main;
     ft_queue_t *queues[FT_CALL_QUEUES];
+    unsigned char raised[FT_CALL_QUEUES]; /* taken by ft_call_queue_raised: lowered at the end */
     int nqueues;
     ft_qevent_t *events[FT_CALL_EVENTS];
     int nevents;
@@ -99,6 +100,9 @@ int ft_call_select(ft_call_t *c, double flops, int is_gpu_data, size_t stage_byt
 int ft_call_select_unnumbered(ft_call_t *c, double flops, int is_gpu_data);
 
 int ft_call_queue(ft_call_t *c, ft_queue_t **q);
+/* A queue of the call whose work goes ahead of the others' where both wait for the device
+ * (backend queue_raise), back at the default priority when the call ends. */
+int ft_call_queue_raised(ft_call_t *c, ft_queue_t **q);
 int ft_call_event(ft_call_t *c, ft_qevent_t **e);
 /* Workspace of this call: work memory of the backend, or host memory suited to asynchronous
  * copies (pinned on cuda). Valid until ft_call_end. */

@@ -219,15 +219,17 @@ static int c_queue_after_default(ft_queue_t *q)
     return FT_SUCCESS;
 }
 
-static int c_queue_raise(ft_queue_t *q)
+/* q's own stream replaced by one of the greatest (raise) or least priority */
+static int c_queue_prio(ft_queue_t *q, int raise)
 {
     if (!q->own || q->stream != q->own) return FT_SUCCESS; /* the caller's stream: as it is */
     int lo, hi, now;
     FTLA_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&lo, &hi));
     FTLA_CUDA_TRY(cudaStreamGetPriority(q->own, &now));
-    if (now == hi) return FT_SUCCESS;
+    const int want = raise ? hi : lo;
+    if (now == want) return FT_SUCCESS;
     cudaStream_t s;
-    FTLA_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, hi));
+    FTLA_CUDA_TRY(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, want));
     /* work already issued on the old stream stays ahead of everything issued on the new one */
     cudaError_t err = cudaEventRecord(q->fork_ev, q->stream);
     if (err == cudaSuccess) err = cudaStreamWaitEvent(s, q->fork_ev, 0);
@@ -246,6 +248,9 @@ static int c_queue_raise(ft_queue_t *q)
     q->own = q->stream = s;
     return FT_SUCCESS;
 }
+
+static int c_queue_raise(ft_queue_t *q) { return c_queue_prio(q, 1); }
+static int c_queue_lower(ft_queue_t *q) { return c_queue_prio(q, 0); }
 
 static int c_sync(ft_queue_t *q)
 {
@@ -712,6 +717,7 @@ static ft_backend_t make_table(void)
     b.queue_destroy = c_queue_destroy;
     b.queue_wrap = c_queue_wrap;
     b.queue_raise = c_queue_raise;
+    b.queue_lower = c_queue_lower;
     b.queue_after_default = c_queue_after_default;
     b.sync = c_sync;
     b.fork = c_fork;

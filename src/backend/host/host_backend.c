@@ -133,6 +133,7 @@ static void h_queue_destroy(ft_queue_t *q)
 static int h_queue_wrap(ft_queue_t *q, void *native) { return native ? FT_ERR_INVALID_VALUE : 0; }
 
 static int h_queue_raise(ft_queue_t *q) { return FT_SUCCESS; }
+static int h_queue_lower(ft_queue_t *q) { return FT_SUCCESS; }
 
 static int h_sync(ft_queue_t *q)
 {
@@ -534,6 +535,7 @@ static const ft_backend_t g_host = {
     .queue_destroy = h_queue_destroy,
     .queue_wrap = h_queue_wrap,
     .queue_raise = h_queue_raise,
+    .queue_lower = h_queue_lower,
     .sync = h_sync,
     .fork = h_fork,
     .event_create = h_event_create,
