@@ -42,7 +42,7 @@ int dgemm_run(gemm_t *g, int scale_only)
     if (!scale_only && g->pol.protect) return dgemm_protected(g);
     const int64_t m = g->m, n = g->n;
     dgemm_opfaults_t opf = {.n = 0};
-    if (g->ctx->nfaults && !scale_only) FT_CHECK(dgemm_inject_operands(g, &opf));
+    if (g->ctx->nfaults && !scale_only) FT_CHECK(dgemm_inject_operands(g, NULL, &opf));
     FT_CHECK(be->event_record(g->ev0, g->qm));
     /* C := beta*C as a k = 0 product; A and B are not read, and cuBLAS wants leading
      * dimensions valid for the operands' nominal shapes */

@@ -128,7 +128,9 @@ typedef struct {
     double before[FT_MAX_FAULTS];
     int n;
 } dgemm_opfaults_t;
-int dgemm_inject_operands(gemm_t *g, dgemm_opfaults_t *saved);
+/* after (or NULL): a queue whose work must have read the operands before any fault is
+ * applied (the main queue then waits for it, only when a fault was planned). */
+int dgemm_inject_operands(gemm_t *g, ft_queue_t *after, dgemm_opfaults_t *saved);
 int dgemm_restore_operands(gemm_t *g, dgemm_opfaults_t *saved);
 
 #endif

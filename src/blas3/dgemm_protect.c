@@ -52,13 +52,17 @@ int dgemm_inject(gemm_t *g, ft_region_t region, double *X, int64_t rows, int64_t
     return FT_SUCCESS;
 }
 
-int dgemm_inject_operands(gemm_t *g, dgemm_opfaults_t *saved)
+int dgemm_inject_operands(gemm_t *g, ft_queue_t *after, dgemm_opfaults_t *saved)
 {
     static const ft_region_t regs[2] = {FT_REGION_A, FT_REGION_B};
     for (int r = 0; r < 2; r++) {
         ft_fault_t f[FT_MAX_FAULTS];
         int nf = ft_inject_take(g->ctx, g->call->index, regs[r], g->inject_step, f,
                                 FT_MAX_FAULTS - saved->n);
+        if (nf > 0 && after) { /* applied once `after`'s work (the encoding) has read them */
+            FT_CHECK(g->be->fork(after, g->qm));
+            after = NULL;
+        }
         /* the stored operand: rows x cols with its leading dimension */
         const int a = regs[r] == FT_REGION_A;
         const int notr = ft_is_notrans(a ? g->ta : g->tb);
@@ -396,12 +400,11 @@ int dgemm_protected(gemm_t *g)
         FT_CHECK(be->digest(qe, rb, g->ncb, g->B, g->ldb, g->dg0 + g->nca));
     }
 
-    /* input corruption: after the encoding has read the operands, before the product does */
+    /* input corruption: after the encoding has read the operands, before the product does (the
+     * product then waits for the encoding; only when an operand fault is planned: a call with a
+     * fault planned in C alone keeps the encoding beside the product, as a clean call) */
     dgemm_opfaults_t opf = {.n = 0};
-    if (ctx->nfaults && !g->warm) {
-        FT_CHECK(be->fork(g->qs, g->qm));
-        FT_CHECK(dgemm_inject_operands(g, &opf));
-    }
+    if (ctx->nfaults && !g->warm) FT_CHECK(dgemm_inject_operands(g, g->qs, &opf));
     int st = dgemm_checked(g);
     int st2 = dgemm_restore_operands(g, &opf);
     return st ? st : st2;

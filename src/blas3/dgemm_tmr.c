@@ -77,7 +77,7 @@ int dgemm_tmr(gemm_t *g)
     FT_CHECK(product(g, g->C, g->ldc));
     FT_CHECK(be->event_record(g->ev1, g->qm));
     dgemm_opfaults_t opf = {.n = 0};
-    if (g->ctx->nfaults) FT_CHECK(dgemm_inject_operands(g, &opf));
+    if (g->ctx->nfaults) FT_CHECK(dgemm_inject_operands(g, NULL, &opf));
     FT_CHECK(product(g, R1, m));
     FT_CHECK(product(g, R2, m));
     if (g->check_operands) { /* the operands after the third product, beside the vote */
