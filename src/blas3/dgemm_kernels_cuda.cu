@@ -367,11 +367,11 @@ static int c_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int6
         separate = e && e[0] == '1';
     }
     if (separate || T < 32 || T % 32 != 0 || m < 1 || n < 1) return 1;
+    if (cs && ldcs < n) return FT_ERR_INTERNAL;
     cudaStream_t s = ftla_cuda_queue_stream(q);
     const int64_t nb = ceil_div(n, T), mb = ceil_div(m, T);
     FTLA_CUDA_TRY(cudaMemsetAsync(rs, 0, (size_t)(2 * m * nb) * sizeof(double), s));
     FTLA_CUDA_TRY(cudaMemsetAsync(ra, 0, (size_t)(m * nb) * sizeof(double), s));
-    if (cs && ldcs < n) return FT_ERR_INTERNAL;
     if (cs) {
         const size_t w = (size_t)n * sizeof(double), pitch = (size_t)ldcs * sizeof(double);
         FTLA_CUDA_TRY(cudaMemset2DAsync(cs, pitch, 0, w, (size_t)(2 * mb), s));
