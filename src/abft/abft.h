@@ -159,17 +159,25 @@ FT_HD double abft_unscale(double x, double gmax, double rsig)
     return (x * f1) * f2;
 }
 
-FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,
-                      double gmax, double h, double s, double rsig)
+/* abft_tau without its gradual-underflow part (abft_pass_fast) */
+FT_HD double abft_tau_upper(double tol, int64_t k, int64_t T, double alpha, double beta,
+                            double gnorm, double gmax, double h, double s, double rsig)
 {
     const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
     const double c = tol * ABFT_U * (2.0 * kk + tt + 4.0);
     const double gterm = abft_unscale((c * aa) * gnorm, gmax, rsig);
     const double rest = tol * ABFT_U * (tt + 4.0) * bb * h + tol * ABFT_U * (tt + 1.0) * s;
+    return gterm + rest;
+}
+
+FT_HD double abft_tau(double tol, int64_t k, int64_t T, double alpha, double beta, double gnorm,
+                      double gmax, double h, double s, double rsig)
+{
+    const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
     const double under =
         tol * ABFT_ETA * (aa * (kk * tt + kk + 1.0) + bb * (2.0 * tt + 1.0) + 2.0 * tt + 2.0) +
         (((tol * ABFT_ETA * tt) * aa) * gnorm) * rsig + ((tol * ABFT_ETA) * gmax) * rsig;
-    return gterm + rest + under;
+    return abft_tau_upper(tol, k, T, alpha, beta, gnorm, gmax, h, s, rsig) + under;
 }
 
 /* The computed-sum part of the threshold, gamma_T * s (abft_tau with g = h = 0, no eta). */
@@ -226,12 +234,9 @@ FT_HD int abft_pass_fast(double tol, int64_t k, int64_t T, double alpha, double 
                          double gnorm, double gmax, double h, double s, double de, double dw,
                          double rsig)
 {
-    const double kk = (double)k, tt = (double)T, aa = fabs(alpha), bb = fabs(beta);
-    const double c = tol * ABFT_U * (2.0 * kk + tt + 4.0);
-    const double gterm = abft_unscale((c * aa) * gnorm, gmax, rsig);
-    const double t = gterm + tol * ABFT_U * (tt + 4.0) * bb * h + tol * ABFT_U * (tt + 1.0) * s;
+    const double t = abft_tau_upper(tol, k, T, alpha, beta, gnorm, gmax, h, s, rsig);
     const double P = abft_unscale(gnorm, gmax, rsig);
-    const double G = aa * P + bb * h;
+    const double G = fabs(alpha) * P + fabs(beta) * h;
     const int range = P < DBL_MAX / 4 && G < DBL_MAX / 4; /* false for NaN */
     return fabs(t) <= DBL_MAX && fabs(s) <= DBL_MAX && range && fabs(de) <= t && fabs(dw) <= t;
 }
