@@ -12,7 +12,7 @@ if(TARGET ftla_static)
 else()
   set(FTLA_PRELOAD_LIB ftla)
 endif()
-add_library(ftla_preload SHARED src/interface/preload.c)
+add_library(ftla_preload SHARED src/interface/preload.c src/interface/preload_ormqr.c)
 target_include_directories(ftla_preload PRIVATE ${PROJECT_SOURCE_DIR}/include
                            ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(ftla_preload PRIVATE ${FTLA_PRELOAD_LIB} ${CMAKE_DL_LIBS} Threads::Threads

@@ -40,6 +40,9 @@ set_tests_properties(test_preload_cpu PROPERTIES LABELS cpu TIMEOUT 300 ENVIRONM
 add_test(NAME test_preload_inject_cpu COMMAND test_preload inject)
 set_tests_properties(test_preload_inject_cpu PROPERTIES LABELS cpu TIMEOUT 120 ENVIRONMENT
   "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_VERBOSE=1;FTLA_INJECT=dgemm:C:row=3:col=5:bit=60,dgeqrf:R:step=1:row=2:col=40:bit=62,dgeqrf:trailing:call=1:step=1:bit=60")
+add_test(NAME test_preload_dormqr_inject_cpu COMMAND test_preload dormqr_inject)
+set_tests_properties(test_preload_dormqr_inject_cpu PROPERTIES LABELS cpu TIMEOUT 120 ENVIRONMENT
+  "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_VERBOSE=1;FTLA_INJECT=dormqr:C:step=2:row=4:col=3:bit=60,dormqr:checksum:call=1:bit=62,dormqr:C:call=2:row=9:col=1:value=1e-3,dormqr:reflectors:call=3:step=1:bit=40")
 add_test(NAME test_preload_off_cpu COMMAND test_preload off)
 set_tests_properties(test_preload_off_cpu PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT
   "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_PRELOAD=off")
@@ -81,7 +84,7 @@ target_link_libraries(preload_lsq PRIVATE ${LAPACK_LIBRARIES} ${BLAS_LIBRARIES} 
 add_dependencies(preload_lsq ftla_preload)
 add_test(NAME preload_example_lsq_cpu COMMAND preload_lsq)
 set_tests_properties(preload_example_lsq_cpu PROPERTIES LABELS cpu TIMEOUT 60 ENVIRONMENT
-  "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_VERBOSE=1;FTLA_INJECT=dgeqrf:trailing:step=2:bit=60,dgemm:C:call=3:row=7:col=0:bit=61")
+  "${FTLA_PRELOAD_ENV};FTLA_DEVICE=cpu;FTLA_VERBOSE=1;FTLA_INJECT=dgeqrf:trailing:step=2:bit=60,dormqr:C:step=3:row=7:col=0:bit=61")
 add_test(NAME preload_example_lsq_unprotected_cpu COMMAND preload_lsq)
 set_tests_properties(preload_example_lsq_unprotected_cpu PROPERTIES LABELS cpu TIMEOUT 60
   PASS_REGULAR_EXPRESSION "WRONG" ENVIRONMENT

@@ -73,6 +73,10 @@ void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const in
             const double *alpha, const double *A, const int *lda, const double *B, const int *ldb,
             const double *beta, double *C, const int *ldc, size_t la, size_t lb);
 
+void dormqr_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+             const double *A, const int *lda, const double *tau, double *C, const int *ldc, double *work,
+             const int *lwork, int *info, size_t ls, size_t lt);
+
 /* testing/preload_probe.c, linked before OpenBLAS: the real cblas_dgemm as the interposer sees it */
 void ftla_probe_arm(int want, double seconds);
 int ftla_probe_result(int *max);
@@ -82,6 +86,9 @@ typedef void (*dgemm_fn)(const char *, const char *, const int *, const int *, c
                          const double *, double *, const int *, size_t, size_t);
 typedef void (*dgeqrf_fn)(const int *, const int *, double *, const int *, double *, double *,
                           const int *, int *);
+typedef void (*dormqr_fn)(const char *, const char *, const int *, const int *, const int *,
+                          const double *, const int *, const double *, double *, const int *, double *,
+                          const int *, int *, size_t, size_t);
 typedef void (*cblas_dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
                                const double *, int, double, double *, int);
 typedef int (*lapacke_dgeqrf_fn)(int, int, int, double *, int, double *);
@@ -89,6 +96,7 @@ typedef int (*lapacke_dgeqrf_work_fn)(int, int, int, double *, int, double *, do
 
 static dgemm_fn real_dgemm;
 static dgeqrf_fn real_dgeqrf;
+static dormqr_fn real_dormqr;
 static cblas_dgemm_fn real_cblas_dgemm;
 static lapacke_dgeqrf_fn real_lapacke_dgeqrf;
 static lapacke_dgeqrf_work_fn real_lapacke_dgeqrf_work;
@@ -250,12 +258,13 @@ static int setup(void)
     if (!stats_fn || !real) return -1;
     *(void **)&real_dgemm = real("dgemm_");
     *(void **)&real_dgeqrf = real("dgeqrf_");
+    *(void **)&real_dormqr = real("dormqr_");
     *(void **)&real_cblas_dgemm = real("cblas_dgemm");
     *(void **)&real_lapacke_dgeqrf = real("LAPACKE_dgeqrf");
     *(void **)&real_lapacke_dgeqrf_work = real("LAPACKE_dgeqrf_work");
     const char *names[] = {"dgemm_", "dgeqrf_", "cblas_dgemm", "LAPACKE_dgeqrf",
-                           "LAPACKE_dgeqrf_work"};
-    for (int i = 0; i < 5; i++) {
+                           "LAPACKE_dgeqrf_work", "dormqr_"};
+    for (int i = 0; i < 6; i++) {
         void *r = real(names[i]), *seen = dlsym(RTLD_DEFAULT, names[i]);
         Dl_info di, ds;
         const int ok_r = r && dladdr(r, &di), ok_s = seen && dladdr(seen, &ds);
@@ -270,7 +279,7 @@ static int setup(void)
     }
     CHECK(real("xerbla_") == dlsym(RTLD_DEFAULT, "xerbla_") && real("xerbla_") == (void *)xerbla_,
           "the interposer does not report through this program's xerbla_");
-    return real_dgemm && real_dgeqrf && real_cblas_dgemm && real_lapacke_dgeqrf &&
+    return real_dgemm && real_dgeqrf && real_dormqr && real_cblas_dgemm && real_lapacke_dgeqrf &&
                    real_lapacke_dgeqrf_work
                ? 0
                : -1;
@@ -931,6 +940,260 @@ static void test_inject(void)
     free(A), free(B), free(C0), free(C1), free(C2), free(Q0), free(w);
 }
 
+/* ---- 9. dormqr_: a checksum column (side L) or row (side R) around the real routine ----------- */
+
+/* Reflectors for dormqr_: an nq x k (k <= nq) random matrix factored by the real dgeqrf_. */
+static void reflectors(int nq, int k, double *A, int lda, double *tau)
+{
+    fill(nq, k, A, lda);
+    int lw = -1, info = 0;
+    double q;
+    real_dgeqrf(&nq, &k, A, &lda, tau, &q, &lw, &info);
+    lw = (int)q + 1;
+    double *w = mat(lw, 1);
+    real_dgeqrf(&nq, &k, A, &lda, tau, w, &lw, &info);
+    free(w);
+}
+
+/* max |C1 - C2| / (eps (k + nq) ||C0||_F): both results of the same product, rounded apart */
+static double ormqr_err(int m, int n, int k, int nq, const double *C0, const double *C1,
+                        const double *C2, int ldc)
+{
+    double fro = 0.0, worst = 0.0;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) fro += C0[i + (size_t)j * ldc] * C0[i + (size_t)j * ldc];
+    fro = sqrt(fro);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) {
+            const double d = fabs(C1[i + (size_t)j * ldc] - C2[i + (size_t)j * ldc]);
+            if (!(d <= worst)) worst = d;
+        }
+    return worst / (EPS * (k + nq) * fro + 0x1.0p-1060);
+}
+
+/* One dormqr_ case through the interposer and the real routine. scale: C multiplied by it
+ * (2^e: exact); lwork_min: the smallest lwork the reference accepts. */
+static void ormqr_case(char side, char trans, int m, int n, int k, int pad, double scale,
+                       int lwork_min)
+{
+    const int left = side == 'L' || side == 'l', nq = left ? m : n, nw = left ? n : m;
+    const int lda = (nq > 1 ? nq : 1) + pad, ldc = (m > 1 ? m : 1) + pad;
+    double *A = mat(lda, k), *tau = mat(k + 1, 1), *C0 = mat(ldc, n);
+    if (k > 0) reflectors(nq, k, A, lda, tau);
+    fill(m, n, C0, ldc);
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < m; i++) C0[i + (size_t)j * ldc] *= scale;
+    double *A0 = dupm(A, nel(lda, k)), *tau0 = dupm(tau, k + 1);
+    double *C1 = dupm(C0, nel(ldc, n)), *C2 = dupm(C0, nel(ldc, n));
+    double q = 0.0;
+    int lw = -1, info1 = -99, info2 = -99;
+    real_dormqr(&side, &trans, &m, &n, &k, A0, &lda, tau0, C2, &ldc, &q, &lw, &info2, 1, 1);
+    lw = lwork_min ? (nw > 1 ? nw : 1) : (int)q;
+    double *w1 = mat(lw, 1), *w2 = mat(lw, 1);
+    const int64_t p0 = stat(FTLA_PRELOAD_DORMQR), g0 = stat(FTLA_PRELOAD_DGEMM),
+                  d0 = stat(FTLA_PRELOAD_DETECTED), u0 = stat(FTLA_PRELOAD_UNCHECKED);
+    xreset();
+    dormqr_(&side, &trans, &m, &n, &k, A, &lda, tau, C1, &ldc, w1, &lw, &info1, 1, 1);
+    const int64_t dp = stat(FTLA_PRELOAD_DORMQR) - p0, dg = stat(FTLA_PRELOAD_DGEMM) - g0,
+                  dd = stat(FTLA_PRELOAD_DETECTED) - d0, du = stat(FTLA_PRELOAD_UNCHECKED) - u0;
+    real_dormqr(&side, &trans, &m, &n, &k, A0, &lda, tau0, C2, &ldc, w2, &lw, &info2, 1, 1);
+    char what[160];
+    snprintf(what, sizeof what, "dormqr_ %c%c m=%d n=%d k=%d pad=%d scale=%g lwork=%d", side,
+             trans, m, n, k, pad, scale, lw);
+    const double e = ormqr_err(m, n, k, nq, C0, C1, C2, ldc);
+    CHECK(info1 == 0 && info2 == 0, "%s: info %d (real %d)", what, info1, info2);
+    CHECK(e <= 1.0, "%s: error %.3g x eps (k + nq) ||C||_F against the real dormqr_", what, e);
+    CHECK(g_xcalls == 0, "%s: xerbla_ called (%s, %d)", what, g_xname, g_xinfo);
+    CHECK(pad_same(m, n, ldc, C1, C0), "%s: padding rows of C changed", what);
+    CHECK(same(A, A0, nel(lda, k)) && same(tau, tau0, k + 1), "%s: A or tau changed", what);
+    CHECK(!memcmp(&w1[0], &w2[0], sizeof(double)), "%s: work(1) %g, the real routine's %g",
+          what, w1[0], w2[0]);
+    const int64_t want = m > 0 && n > 0 && k > 0;
+    if (!want) CHECK(same(C1, C0, nel(ldc, n)), "%s: quick return touched C", what);
+    CHECK(dp == want && dg == 0, "%s: %lld dormqr_ and %lld dgemm_ through ftla, expected %lld, 0",
+          what, (long long)dp, (long long)dg, (long long)want);
+    CHECK(dd == 0 && du == 0, "%s: a false alarm (detected %lld, unchecked %lld)", what,
+          (long long)dd, (long long)du);
+    free(A), free(tau), free(C0), free(A0), free(tau0), free(C1), free(C2), free(w1), free(w2);
+}
+
+static void ormqr_error(const char *what, char side, char trans, int m, int n, int k, int lda,
+                        int ldc, int lwork, int expect)
+{
+    double A[64], tau[8], C[64], C0[64], w[64];
+    for (int i = 0; i < 64; i++) A[i] = C[i] = C0[i] = w[i] = 0.5;
+    for (int i = 0; i < 8; i++) tau[i] = 0.0;
+    const int64_t p0 = stat(FTLA_PRELOAD_DORMQR);
+    int info = 0;
+    xreset();
+    dormqr_(&side, &trans, &m, &n, &k, A, &lda, tau, C, &ldc, w, &lwork, &info, 1, 1);
+    CHECK(g_xcalls == 1 && !strcmp(g_xname, "DORMQR") && g_xlen == 6 && g_xinfo == expect &&
+              info == -expect,
+          "%s: xerbla_ calls %d name '%s' len %zu position %d info %d, expected DORMQR %d", what,
+          g_xcalls, g_xname, g_xlen, g_xinfo, info, expect);
+    CHECK(same(C, C0, 64) && stat(FTLA_PRELOAD_DORMQR) == p0, "%s: C changed or computed", what);
+}
+
+static void test_dormqr(void)
+{
+    const char sides[] = {'L', 'r'}, transs[] = {'t', 'N'};
+    const int shapes[][3] = {{1, 1, 1}, {7, 3, 5}, {33, 17, 20}, {200, 150, 150}, {300, 5, 64},
+                             {5, 300, 5}, {130, 70, 64}, {0, 4, 0}, {4, 0, 3}, {6, 5, 0}};
+    for (int s = 0; s < 2; s++)
+        for (int t = 0; t < 2; t++)
+            for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+                const int left = sides[s] == 'L';
+                int m = shapes[i][0], n = shapes[i][1], k = shapes[i][2];
+                const int nq = left ? m : n;
+                if (k > nq) k = nq;
+                ormqr_case(sides[s], transs[t], m, n, k, (int)(i % 3), 1.0, 0);
+                if (i == 2 || i == 6) ormqr_case(sides[s], transs[t], m, n, k, 1, 1.0, 1);
+            }
+    /* every scale of valid data: no false alarm, the result as the real routine's */
+    const double scales[] = {0x1.0p-1060, 0x1.0p-1022, 0x1.0p-600, 0x1.0p+600, 0x1.0p+1000};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; i++) {
+        ormqr_case('L', 'T', 150, 40, 100, 1, scales[i], 0);
+        ormqr_case('R', 'N', 40, 150, 100, 0, scales[i], 0);
+    }
+    /* columns of very different sizes (2^(+-300 j)): the threshold is normwise */
+    {
+        const int m = 120, n = 6, k = 80, side_l = 'L';
+        double *A = mat(m, k), *tau = mat(k, 1), *C0 = mat(m, n), lwq;
+        reflectors(m, k, A, m, tau);
+        fill(m, n, C0, m);
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < m; i++) C0[i + (size_t)j * m] *= ldexp(1.0, (j % 2 ? 300 : -300) * (j / 2));
+        double *C1 = dupm(C0, (size_t)m * n), *C2 = dupm(C0, (size_t)m * n);
+        char sd = (char)side_l, tr = 'T';
+        int lw = -1, info = 0;
+        real_dormqr(&sd, &tr, &m, &n, &k, A, &m, tau, C2, &m, &lwq, &lw, &info, 1, 1);
+        lw = (int)lwq;
+        double *w = mat(lw, 1);
+        const int64_t d0 = stat(FTLA_PRELOAD_DETECTED);
+        dormqr_(&sd, &tr, &m, &n, &k, A, &m, tau, C1, &m, w, &lw, &info, 1, 1);
+        const int64_t dd = stat(FTLA_PRELOAD_DETECTED) - d0;
+        real_dormqr(&sd, &tr, &m, &n, &k, A, &m, tau, C2, &m, w, &lw, &info, 1, 1);
+        double worst = 0.0; /* per column, relative to that column */
+        for (int j = 0; j < n; j++) {
+            double nc = 0.0, d = 0.0;
+            for (int i = 0; i < m; i++) {
+                nc = fmax(nc, fabs(C2[i + (size_t)j * m]));
+                d = fmax(d, fabs(C1[i + (size_t)j * m] - C2[i + (size_t)j * m]));
+            }
+            worst = fmax(worst, d / (nc * EPS * (k + m)));
+        }
+        CHECK(dd == 0 && worst <= 1.0, "dormqr_ graded columns: detected %lld, column error %.3g",
+              (long long)dd, worst);
+        /* NaN in C: computed as the real routine (NaN where it has NaN), reported unchecked */
+        C1[5] = C2[5] = NAN;
+        const int64_t u0 = stat(FTLA_PRELOAD_UNCHECKED), f0 = stat(FTLA_PRELOAD_FAILED);
+        dormqr_(&sd, &tr, &m, &n, &k, A, &m, tau, C1, &m, w, &lw, &info, 1, 1);
+        const int64_t du = stat(FTLA_PRELOAD_UNCHECKED) - u0, df = stat(FTLA_PRELOAD_FAILED) - f0;
+        /* (the real routine's own dgemm_ calls come back to the interposer protected) */
+        real_dormqr(&sd, &tr, &m, &n, &k, A, &m, tau, C2, &m, w, &lw, &info, 1, 1);
+        int nan_same = 1;
+        for (int i = 0; i < m * n; i++) nan_same &= isnan(C1[i]) == isnan(C2[i]);
+        CHECK(info == 0 && nan_same && du == 1 && df == 0,
+              "dormqr_ with NaN in C: info %d, NaN pattern %s, unchecked +%lld, failed +%lld",
+              info, nan_same ? "same" : "differs", (long long)du, (long long)df);
+        free(A), free(tau), free(C0), free(C1), free(C2), free(w);
+    }
+    /* the workspace query: the real routine's answer, C untouched */
+    {
+        double A[400], tau[20], C[400], C0[400], w[2] = {0, 0}, w2[2] = {0, 0};
+        for (int i = 0; i < 400; i++) A[i] = C[i] = C0[i] = 0.25;
+        for (int i = 0; i < 20; i++) tau[i] = 0.5;
+        int m = 20, n = 20, k = 10, lw = -1, info = 1, info2 = 1;
+        dormqr_("L", "T", &m, &n, &k, A, &m, tau, C, &m, w, &lw, &info, 1, 1);
+        real_dormqr("L", "T", &m, &n, &k, A, &m, tau, C, &m, w2, &lw, &info2, 1, 1);
+        CHECK(info == 0 && info2 == 0 && w[0] == w2[0] && same(C, C0, 400),
+              "dormqr_ query: info %d, work(1) %g (real %g), C %s", info, w[0], w2[0],
+              same(C, C0, 400) ? "untouched" : "changed");
+    }
+    /* argument errors, in the reference order */
+    ormqr_error("side", 'X', 'N', 4, 4, 2, 4, 4, 64, 1);
+    ormqr_error("trans C", 'L', 'C', 4, 4, 2, 4, 4, 64, 2);
+    ormqr_error("m < 0", 'L', 'N', -1, 4, 2, 4, 4, 64, 3);
+    ormqr_error("n < 0", 'R', 'T', 4, -1, 2, 4, 4, 64, 4);
+    ormqr_error("k < 0", 'L', 'N', 4, 4, -1, 4, 4, 64, 5);
+    ormqr_error("k > nq (L)", 'L', 'N', 4, 6, 5, 6, 4, 64, 5);
+    ormqr_error("k > nq (R)", 'R', 'N', 6, 4, 5, 6, 6, 64, 5);
+    ormqr_error("lda (L)", 'L', 'T', 5, 4, 2, 4, 5, 64, 7);
+    ormqr_error("lda (R)", 'R', 'T', 4, 5, 2, 4, 4, 64, 7);
+    ormqr_error("ldc", 'L', 'N', 4, 4, 2, 4, 3, 64, 10);
+    ormqr_error("lwork (L)", 'L', 'N', 4, 5, 2, 4, 4, 4, 12);
+    ormqr_error("lwork (R)", 'R', 'N', 5, 4, 2, 4, 5, 4, 12);
+    ormqr_error("lwork 0, n 0", 'L', 'N', 4, 0, 2, 4, 4, 0, 12);
+    ormqr_error("order: trans before m", 'L', 'X', -1, 4, 2, 4, 4, 64, 2);
+    ormqr_error("order: k before lda", 'L', 'N', 4, 4, 9, 1, 4, 64, 5);
+    ormqr_error("order: ldc before lwork", 'L', 'N', 4, 4, 2, 4, 1, 0, 10);
+}
+
+/* ---- dormqr_inject: FTLA_INJECT faults in dormqr_ calls --------------------------------------- */
+
+/* FTLA_INJECT="dormqr:C:step=2:row=4:col=3:bit=60,dormqr:checksum:call=1:bit=62,
+ * dormqr:C:call=2:row=9:col=1:value=1e-3,dormqr:reflectors:call=3:step=1:bit=40": calls 0-2
+ * detected and recomputed (results as the real routine's), call 3 (a reflector changed during
+ * the call) reported: info = FT_ERR_UNCORRECTABLE (< -1000) and a line naming it. */
+static void test_dormqr_inject(void)
+{
+    char path[] = "/tmp/ftla_preload_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return;
+    fflush(stderr);
+    const int saved = dup(2);
+    dup2(fd, 2);
+    const int m = 300, n = 40, k = 200, lw = 40 * 64 + 65 * 64;
+    double *A = mat(m, k), *tau = mat(k, 1), *C0 = mat(m, n), *w = mat(lw, 1);
+    reflectors(m, k, A, m, tau);
+    fill(m, n, C0, m);
+    double e[4];
+    int info[4];
+    for (int c = 0; c < 4; c++) {
+        double *C1 = dupm(C0, (size_t)m * n), *C2 = dupm(C0, (size_t)m * n);
+        double *A1 = dupm(A, (size_t)m * k);
+        const char side = c == 1 ? 'R' : 'L', tr = c == 2 ? 'N' : 'T';
+        const int mm = c == 1 ? n : m, nn = c == 1 ? m : n, lda = m, ldc = mm;
+        dormqr_(&side, &tr, &mm, &nn, &k, A1, &lda, tau, C1, &ldc, w, &lw, &info[c], 1, 1);
+        int i2;
+        real_dormqr(&side, &tr, &mm, &nn, &k, A, &lda, tau, C2, &ldc, w, &lw, &i2, 1, 1);
+        e[c] = ormqr_err(mm, nn, k, m, C0, C1, C2, ldc);
+        free(C1), free(C2), free(A1);
+    }
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    for (int c = 0; c < 3; c++)
+        CHECK(info[c] == 0 && e[c] <= 1.0, "dormqr_ call %d with a fault: info %d, error %.3g",
+              c, info[c], e[c]);
+    CHECK(info[3] < -1000, "dormqr_ call 3, a reflector changed: info %d, expected an ftla "
+                           "status (< -1000)", info[3]);
+    CHECK(stat(FTLA_PRELOAD_INJECTED) == 4 && stat(FTLA_PRELOAD_CORRECTED) == 3 &&
+              stat(FTLA_PRELOAD_DETECTED) >= 4 && stat(FTLA_PRELOAD_FAILED) == 1,
+          "faults injected %lld, detected %lld, corrected %lld, failed calls %lld (expected 4, "
+          ">= 4, 3, 1)",
+          (long long)stat(FTLA_PRELOAD_INJECTED), (long long)stat(FTLA_PRELOAD_DETECTED),
+          (long long)stat(FTLA_PRELOAD_CORRECTED), (long long)stat(FTLA_PRELOAD_FAILED));
+    char buf[16384] = "";
+    FILE *f = fopen(path, "r");
+    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+    buf[got] = '\0';
+    if (f) fclose(f);
+    unlink(path);
+    printf("%% stderr of the injected calls:\n%s", buf);
+    CHECK(strstr(buf, "ftla: dormqr_ #0 LT m=300 n=40 k=200:") && strstr(buf, "injected C(4,3)") &&
+              strstr(buf, "recomputed C(4,"),
+          "no FTLA_VERBOSE line naming the injected C(4,3) of dormqr_ #0 and its recomputation");
+    CHECK(strstr(buf, "ftla: dormqr_ #1 RT") && strstr(buf, "injected checksum("),
+          "no line for the checksum fault of dormqr_ #1");
+    CHECK(strstr(buf, "ftla: dormqr_ #2 LN") && strstr(buf, "injected C(9,1)"),
+          "no line for the additive fault of dormqr_ #2");
+    CHECK(strstr(buf, "ftla: dormqr_ #3 LT") && strstr(buf, "uncorrectable reflectors("),
+          "no line reporting the changed reflector of dormqr_ #3");
+    free(A), free(tau), free(C0), free(w);
+}
+
 /* ---- off: FTLA_PRELOAD=off ------------------------------------------------------------------ */
 
 static void test_off(void)
@@ -1121,8 +1384,11 @@ int main(int argc, char **argv)
         test_threads();
         test_reentrance();
         test_pause();
+        test_dormqr();
     } else if (!strcmp(mode, "inject")) {
         test_inject();
+    } else if (!strcmp(mode, "dormqr_inject")) {
+        test_dormqr_inject();
     } else if (!strcmp(mode, "off")) {
         test_off();
     } else if (!strcmp(mode, "small")) {
@@ -1130,14 +1396,15 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "gpu")) {
         test_gpu();
     } else {
-        printf("usage: test_preload [all|inject|off|small|gpu]\n");
+        printf("usage: test_preload [all|inject|dormqr_inject|off|small|gpu]\n");
         return 2;
     }
     int64_t s[FTLA_PRELOAD_NSTATS];
     stats_fn(s, FTLA_PRELOAD_NSTATS);
-    printf("%% interposer: %lld dgemm and %lld dgeqrf protected, %lld passed to the real routines, "
-           "%lld inner calls forwarded\n",
+    printf("%% interposer: %lld dgemm, %lld dgeqrf and %lld dormqr protected, %lld passed to the "
+           "real routines, %lld inner calls forwarded\n",
            (long long)s[FTLA_PRELOAD_DGEMM], (long long)s[FTLA_PRELOAD_DGEQRF],
+           (long long)s[FTLA_PRELOAD_DORMQR],
            (long long)s[FTLA_PRELOAD_PASSED], (long long)s[FTLA_PRELOAD_INNER]);
     return finish();
 }

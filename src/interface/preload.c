@@ -26,6 +26,9 @@
  */
 #define _GNU_SOURCE
 #include "interface/preload.h"
+#include "interface/preload_ormqr.h"
+#include "backend/backend.h"
+#include "core/team.h"
 #include "ftla.h"
 
 #include <dlfcn.h>
@@ -43,8 +46,8 @@
 typedef int f_int; /* Fortran INTEGER and lapack_int, LP64 (= ft_int) */
 
 enum { CBLAS_ROW = 101, CBLAS_COL = 102, CBLAS_N = 111, CBLAS_T = 112, CBLAS_C = 113 };
-enum { R_DGEMM = 0, R_DGEQRF = 1, NROUTINES = 2 };
-static const char *const routine_name[NROUTINES] = {"dgemm", "dgeqrf"};
+enum { R_DGEMM = 0, R_DGEQRF = 1, R_DORMQR = 2, NROUTINES = 3 };
+static const char *const routine_name[NROUTINES] = {"dgemm", "dgeqrf", "dormqr"};
 
 /* ---- the real routines ------------------------------------------------------------------- */
 
@@ -53,6 +56,9 @@ typedef void (*dgemm_fn)(const char *, const char *, const f_int *, const f_int 
                          const f_int *, const double *, double *, const f_int *, size_t, size_t);
 typedef void (*dgeqrf_fn)(const f_int *, const f_int *, double *, const f_int *, double *, double *,
                           const f_int *, f_int *);
+typedef void (*dormqr_fn)(const char *, const char *, const f_int *, const f_int *, const f_int *,
+                          double *, const f_int *, const double *, double *, const f_int *,
+                          double *, const f_int *, f_int *, size_t, size_t);
 typedef void (*cblas_dgemm_fn)(int, int, int, f_int, f_int, f_int, double, const double *, f_int,
                                const double *, f_int, double, double *, f_int);
 typedef f_int (*lapacke_dgeqrf_fn)(int, f_int, f_int, double *, f_int, double *);
@@ -66,6 +72,7 @@ typedef int (*nancheck_fn)(void);
 static struct {
     dgemm_fn dgemm;
     dgeqrf_fn dgeqrf;
+    dormqr_fn dormqr;
     cblas_dgemm_fn cblas_dgemm;
     lapacke_dgeqrf_fn lapacke_dgeqrf;
     lapacke_dgeqrf_work_fn lapacke_dgeqrf_work;
@@ -82,6 +89,7 @@ static void real_init(void)
 {
     *(void **)&R.dgemm = SYM(RTLD_NEXT, "dgemm_");
     *(void **)&R.dgeqrf = SYM(RTLD_NEXT, "dgeqrf_");
+    *(void **)&R.dormqr = SYM(RTLD_NEXT, "dormqr_");
     *(void **)&R.cblas_dgemm = SYM(RTLD_NEXT, "cblas_dgemm");
     *(void **)&R.lapacke_dgeqrf = SYM(RTLD_NEXT, "LAPACKE_dgeqrf");
     *(void **)&R.lapacke_dgeqrf_work = SYM(RTLD_NEXT, "LAPACKE_dgeqrf_work");
@@ -118,6 +126,9 @@ static struct {
     double small; /* FTLA_PRELOAD_SMALL=t: calls with less work than a t^3 product run the real
                      routine, unprotected (t^3; 0 = every call protected, the default) */
     int verbose;  /* FTLA_VERBOSE */
+    int dormqr_off; /* FTLA_PRELOAD_DORMQR=off|0: dormqr_ to the real routine, whose dgemm_
+                       calls then come back here protected one by one (before dormqr_ was
+                       interposed) */
     uint64_t seed;
     plan_t plan[MAX_PLAN];
     int nplan;
@@ -134,15 +145,15 @@ static int parse_region(int routine, const char *s, ft_region_t *reg)
         const char *name;
         ft_region_t reg;
         int routines; /* bit r: allowed for routine r */
-    } T[] = {{"C", FT_REGION_C, 1},
+    } T[] = {{"C", FT_REGION_C, 1 | 4},
              {"A", FT_REGION_A, 1},
              {"B", FT_REGION_B, 1},
-             {"checksum", FT_REGION_CHECKSUM, 3},
+             {"checksum", FT_REGION_CHECKSUM, 7},
              {"R", FT_REGION_R, 2},
              {"trailing", FT_REGION_TRAILING, 2},
              {"Q", FT_REGION_Q, 2},
-             {"tau", FT_REGION_TAU, 2},
-             {"reflectors", FT_REGION_REFLECTORS, 2},
+             {"tau", FT_REGION_TAU, 2 | 4},
+             {"reflectors", FT_REGION_REFLECTORS, 2 | 4},
              {"panel", FT_REGION_PANEL, 2}};
     for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)
         if (!strcasecmp(s, T[i].name) && (T[i].routines >> routine & 1)) {
@@ -163,10 +174,11 @@ static int parse_fault(char *spec, plan_t *p, const char **err)
     if (!tok) return *err = "empty", -1;
     if (!strcasecmp(tok, "dgemm")) p->routine = R_DGEMM;
     else if (!strcasecmp(tok, "dgeqrf")) p->routine = R_DGEQRF;
-    else return *err = "routine must be dgemm or dgeqrf", -1;
+    else if (!strcasecmp(tok, "dormqr")) p->routine = R_DORMQR;
+    else return *err = "routine must be dgemm, dgeqrf or dormqr", -1;
     if (!(tok = strtok_r(NULL, ":", &save)) || parse_region(p->routine, tok, &p->f.region))
         return *err = "unknown region (dgemm: C A B checksum; dgeqrf: R trailing Q tau "
-                      "checksum reflectors panel)",
+                      "checksum reflectors panel; dormqr: C checksum reflectors tau)",
                -1;
     int have_value = 0;
     while ((tok = strtok_r(NULL, ":", &save))) {
@@ -237,6 +249,8 @@ static void cfg_init(void)
         const double t = strtod(s, NULL);
         C.small = t > 0 ? t * t * t : 0.0;
     }
+    s = getenv("FTLA_PRELOAD_DORMQR");
+    C.dormqr_off = s && (!strcasecmp(s, "off") || !strcmp(s, "0"));
     s = getenv("FTLA_VERBOSE");
     C.verbose = s && *s ? atoi(s) : 0;
     if (C.verbose < 0) C.verbose = 0;
@@ -601,10 +615,312 @@ static f_int run_dgeqrf(const char *who, f_int m, f_int n, double *A, f_int lda,
     return st;
 }
 
-/* ---- argument checks, in the reference routines' order ------------------------------------ */
-
 static inline int upc(char c) { return c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c; }
 static inline f_int imax1(f_int a) { return a > 1 ? a : 1; }
+
+/* ---- dormqr_: op(Q) C or C op(Q) with a checksum column / row (preload_ormqr.h) ----------- */
+
+static void real_dormqr(const char *side, const char *trans, const f_int *m, const f_int *n,
+                        const f_int *k, double *A, const f_int *lda, const double *tau,
+                        double *Cm, const f_int *ldc, double *work, const f_int *lwork,
+                        f_int *info)
+{
+    real_load();
+    if (R.dormqr) {
+        R.dormqr(side, trans, m, n, k, A, lda, tau, Cm, ldc, work, lwork, info, 1, 1);
+    } else {
+        *info = FT_ERR_LAPACK;
+        missing("dormqr_");
+    }
+}
+
+/* The real routine's workspace answer (its work(1) for a query: nw nb + the T block). */
+static f_int ormqr_lwkopt(char side, char trans, f_int m, f_int n, f_int k, double *A, f_int lda,
+                          const double *tau, double *Cm, f_int ldc)
+{
+    double q = 0.0;
+    const f_int query = -1;
+    f_int info = 0;
+    real_dormqr(&side, &trans, &m, &n, &k, A, &lda, tau, Cm, &ldc, &q, &query, &info);
+    return info == 0 && q >= 1.0 && q < 2e9 ? (f_int)q : 0;
+}
+
+/* FTLA_INJECT for dormqr: a fault in the working copy (region C: the data; checksum: the
+ * checksum column / row) or in the caller's reflectors (region reflectors: A below the
+ * diagonal; tau), applied after the real routine's (step+1)-th inner dgemm_ (default: the
+ * first), or when it returns if it made fewer. The position is drawn from the seed when not
+ * given. */
+typedef struct {
+    ft_fault_t f;
+    int64_t inner;    /* inner dgemm_ calls seen so far */
+    double *X;        /* where: W, A or tau */
+    int64_t ld, row, col;
+    int applied;
+    ft_event_t ev;
+} ormqr_fault_t;
+static _Thread_local ormqr_fault_t *t_ofault;
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static int64_t pick(int64_t given, int64_t lo, int64_t hi, uint64_t *rng)
+{
+    if (given >= 0) return given;
+    return hi > lo ? lo + (int64_t)(splitmix(rng) % (uint64_t)(hi - lo)) : lo;
+}
+
+/* Place planned fault p for call idx: 0, or -1 when its position lies outside its region. */
+static int ormqr_place(ormqr_fault_t *o, const ft_fault_t *p, int64_t idx, int left, f_int m,
+                       f_int n, f_int k, double *A, f_int lda, double *tau, double *W)
+{
+    memset(o, 0, sizeof *o);
+    o->f = *p;
+    uint64_t rng = C.seed * 0x2545F4914F6CDD1Dull + (uint64_t)idx;
+    const int64_t ldw = left ? m : m + 1, nq = left ? m : n;
+    switch (p->region) {
+    case FT_REGION_C:
+        o->X = W, o->ld = ldw;
+        o->row = pick(p->row, 0, m, &rng), o->col = pick(p->col, 0, n, &rng);
+        return o->row < m && o->col < n ? 0 : -1;
+    case FT_REGION_CHECKSUM:
+        o->X = W, o->ld = ldw;
+        o->row = left ? pick(p->row, 0, m, &rng) : m;
+        o->col = left ? n : pick(p->col, 0, n, &rng);
+        return o->row <= m && o->col <= n ? 0 : -1;
+    case FT_REGION_REFLECTORS: /* strictly below the diagonal of the first k columns */
+        o->X = A, o->ld = lda;
+        o->col = pick(p->col, 0, k < nq ? k : nq - 1, &rng);
+        o->row = pick(p->row, o->col + 1, nq, &rng);
+        return o->col < k && o->row > o->col && o->row < nq ? 0 : -1;
+    case FT_REGION_TAU:
+        o->X = tau, o->ld = 1, o->row = pick(p->row, 0, k, &rng), o->col = 0;
+        return o->row < k ? 0 : -1;
+    default:
+        return -1;
+    }
+}
+
+static void ormqr_apply(ormqr_fault_t *o)
+{
+    double *x = o->X + o->row + o->col * o->ld;
+    const double before = *x;
+    double after;
+    if (o->f.bit >= 0) {
+        uint64_t b;
+        memcpy(&b, x, sizeof b);
+        b ^= 1ull << o->f.bit;
+        memcpy(&after, &b, sizeof b);
+    } else {
+        after = before + o->f.value;
+    }
+    *x = after;
+    o->applied = 1;
+    o->ev = (ft_event_t){FT_EVENT_INJECTED, o->f.region, o->row, o->col, o->inner, before, after};
+}
+
+/* Called after every inner dgemm_ of this thread while a dormqr fault is pending. */
+static void ormqr_fault_tick(void)
+{
+    ormqr_fault_t *o = t_ofault;
+    const int64_t step = o->f.step >= 0 ? o->f.step : 0;
+    if (!o->applied && o->inner++ == step) ormqr_apply(o);
+}
+
+/* Digests of the reflectors the call reads: column j of A below the diagonal (nq - j - 1
+ * entries), j < k, on the shared host team (core/team.h). */
+typedef struct {
+    const double *A;
+    int64_t lda, nq, k;
+    uint64_t *out;
+} refl_digest_t;
+
+static void refl_digest_part(void *p, int t, int nt)
+{
+    const refl_digest_t *a = p;
+    for (int64_t j = a->k * t / nt; j < a->k * (t + 1) / nt; j++)
+        ft_digest_ref(a->nq - j - 1, 1, a->A + j + 1 + j * a->lda, a->lda, a->out + j);
+}
+
+static void refl_digest(const double *A, f_int lda, f_int nq, f_int k, uint64_t *out)
+{
+    refl_digest_t a = {A, lda, nq, k, out};
+    ft_team_par_dyn(refl_digest_part, &a, (long long)nq * k);
+}
+
+static void report_event(ft_report_t *r, ft_event_t ev)
+{
+    if (r->nevents < FT_REPORT_MAX_EVENTS) r->events[r->nevents++] = ev;
+}
+
+/* op(Q) C (side L) or C op(Q) (side R) through the real dormqr on a working copy with a checksum
+ * column / row; arguments valid, m, n, k > 0. Returns 0 or an ftla status; the result is in C.
+ * work / lwork: the caller's, used only when the call cannot be protected (no memory). */
+static f_int run_dormqr(char side, char trans, f_int m, f_int n, f_int k, double *A, f_int lda,
+                        const double *tau, double *Cm, f_int ldc, double *work, const f_int *lwork)
+{
+    const fp_state_t fp = fp_save();
+    const double t0 = ft_wtime();
+    t_inside++;
+    ft_context_t *ctx = thread_ctx();
+    const int64_t idx = atomic_fetch_add(&g_ncall[R_DORMQR], 1);
+    const int left = upc(side) == 'L';
+    const f_int nq = left ? m : n, mw = left ? m : m + 1, nw = left ? n + 1 : n, ldw = mw;
+    ft_policy_t pol;
+    const int have_pol = ctx && ft_context_get_policy(ctx, &pol) == FT_SUCCESS;
+    if (have_pol && pol.protect == FT_PROTECT_OFF) { /* FTLA_PROTECT=0: the plain routine */
+        f_int info = 0;
+        real_dormqr(&side, &trans, &m, &n, &k, A, &lda, tau, Cm, &ldc, work, lwork, &info);
+        stat_add(FTLA_PRELOAD_PASSED, 1);
+        t_inside--;
+        fp_restore(fp);
+        return info;
+    }
+    const int digests = !(have_pol && pol.operand_check < 0);
+    ft_report_t rep;
+    memset(&rep, 0, sizeof rep);
+    rep.backend = FT_DEVICE_CPU;
+    int st = FT_SUCCESS;
+    const char *note = NULL;
+    f_int lw = ormqr_lwkopt(side, trans, mw, nw, k, A, lda, tau, Cm, ldw);
+    if (lw < (left ? nw : mw)) lw = left ? nw : mw;
+    const size_t nW = (size_t)ldw * nw, nacc = (size_t)m;
+    double *W = malloc((nW + nacc + (size_t)lw + 2 * (size_t)k) * sizeof(double));
+    uint64_t *dig = W ? malloc(2 * (size_t)k * sizeof(uint64_t)) : NULL;
+    if (!dig) { /* no memory: the real routine, unprotected, on the caller's arguments */
+        free(W);
+        f_int info = 0;
+        real_dormqr(&side, &trans, &m, &n, &k, A, &lda, tau, Cm, &ldc, work, lwork, &info);
+        stat_add(FTLA_PRELOAD_DORMQR, 1);
+        stat_add(FTLA_PRELOAD_FALLBACK, 1);
+        t_inside--;
+        fp_restore(fp);
+        log_call("dormqr_", idx, "(no memory)", FT_ERR_ALLOC, &rep,
+                 "computed by the real dormqr, UNPROTECTED");
+        return info;
+    }
+    double *acc = W + nW, *wk = acc + nacc, *tau0 = wk + lw;
+    /* the reflectors the call reads (A below and on the diagonal, first k columns; tau): their
+     * digests now and after the call, as ft_dgemm's operand check */
+    if (digests) {
+        refl_digest(A, lda, nq, k, dig);
+        memcpy(tau0, tau, (size_t)k * sizeof(double));
+    }
+    /* FTLA_INJECT: the first fault planned for this call */
+    ormqr_fault_t of;
+    int planned = 0;
+    for (int i = 0; i < C.nplan && !planned; i++) {
+        const plan_t *p = &C.plan[i];
+        if (p->routine != R_DORMQR || (p->call >= 0 && p->call != idx)) continue;
+        if (ormqr_place(&of, &p->f, idx, left, m, n, k, A, lda, (double *)tau, W)) {
+            log_call("dormqr_", idx, "(fault)", FT_SUCCESS, &rep,
+                     "a planned fault lies outside its region: not injected");
+            continue;
+        }
+        planned = 1;
+    }
+    const double w = ormqr_weight(left ? n : m);
+    double t_real = 0.0, thr = 0.0;
+    int64_t first = -1, first0 = -1;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        const double fro = ormqr_fill(left, m, n, Cm, ldc, W, w);
+        thr = ormqr_tau(left, m, n, k, fro, w);
+        if (planned && attempt == 0) t_ofault = &of;
+        f_int info = 0;
+        const double tr = ft_wtime();
+        inner_begin();
+        real_dormqr(&side, &trans, &mw, &nw, &k, A, &lda, tau, W, &ldw, wk, &lw, &info);
+        inner_end();
+        t_real = ft_wtime() - tr;
+        if (t_ofault) {
+            if (!of.applied) ormqr_apply(&of);
+            t_ofault = NULL;
+            rep.injected++;
+            report_event(&rep, of.ev);
+        }
+        if (info != 0) {
+            st = FT_ERR_LAPACK;
+            break;
+        }
+        if (!isfinite(thr)) { /* Inf or NaN in C, or its norm overflows: not checkable */
+            rep.unchecked++;
+            st = FT_ERR_UNCHECKED;
+            break;
+        }
+        int nonfinite = 0;
+        const int64_t bad = ormqr_check(left, m, n, W, w, thr, acc, &first, &nonfinite);
+        rep.checks += left ? m : n;
+        if (!bad) {
+            if (attempt) { /* the first result was wrong, the recomputed one passes */
+                rep.corrected++;
+                rep.recomputed++;
+                report_event(&rep, (ft_event_t){FT_EVENT_RECOMPUTED, FT_REGION_C,
+                                                left ? first0 : -1, left ? -1 : first0, 0, 0, 0});
+            }
+            break;
+        }
+        if (attempt == 0) {
+            rep.detected++; /* one error (it spreads to many rows as Q goes on) */
+            first0 = first; /* for the event of the recomputation */
+            continue;
+        }
+        if (nonfinite) { /* twice the same overflow: the data's, as the plain routine's */
+            rep.unchecked++;
+            st = FT_ERR_UNCHECKED;
+        } else {
+            rep.uncorrectable++;
+            st = FT_ERR_UNCORRECTABLE;
+            report_event(&rep, (ft_event_t){FT_EVENT_UNCORRECTABLE, FT_REGION_C,
+                                            left ? first : -1, left ? -1 : first, 0, 0, 0});
+        }
+    }
+    if (digests && st != FT_ERR_LAPACK) {
+        refl_digest(A, lda, nq, k, dig + k);
+        for (f_int j = 0; j < k; j++) {
+            const int dv = dig[j] != dig[k + j];
+            const int dt = memcmp(&tau0[j], &tau[j], sizeof(double)) != 0;
+            if (!dv && !dt) continue;
+            rep.detected++;
+            rep.uncorrectable++;
+            st = FT_ERR_UNCORRECTABLE;
+            report_event(&rep, (ft_event_t){FT_EVENT_UNCORRECTABLE,
+                                            dv ? FT_REGION_REFLECTORS : FT_REGION_TAU, -1, j, 0,
+                                            0, 0});
+        }
+    }
+    if (st != FT_ERR_LAPACK) ormqr_copy_back(left, m, n, W, Cm, ldc);
+    free(dig);
+    free(W);
+    stat_add(FTLA_PRELOAD_DORMQR, 1);
+    rep.status = st;
+    rep.time_total = ft_wtime() - t0;
+    rep.time_protect = rep.time_total - t_real;
+    account(st, &rep);
+    t_inside--;
+    fp_restore(fp);
+    if (st == FT_ERR_UNCHECKED) {
+        static atomic_int said;
+        if (!atomic_exchange(&said, 1))
+            fprintf(stderr,
+                    "ftla: dormqr_ #%lld %c%c m=%d n=%d k=%d: C holds Inf or NaN or its norm "
+                    "overflows: not verified (said once)\n",
+                    (long long)idx, side, trans, m, n, k);
+        st = FT_SUCCESS; /* the computed result, as LAPACK's */
+    }
+    if (st == FT_ERR_LAPACK) note = "the real dormqr failed on the working copy; C untouched";
+    if (!wants_log(st, &rep)) return st;
+    char shape[96];
+    snprintf(shape, sizeof shape, "%c%c m=%d n=%d k=%d", side, trans, m, n, k);
+    log_call("dormqr_", idx, shape, st, &rep, note);
+    return st;
+}
+
+/* ---- argument checks, in the reference routines' order ------------------------------------ */
+
 
 /* Reference DGEMM: TRANSA(1) TRANSB(2) M(3) N(4) K(5) LDA(8) LDB(10) LDC(13). */
 static f_int dgemm_info(char ta, char tb, f_int m, f_int n, f_int k, f_int lda, f_int ldb,
@@ -632,6 +948,24 @@ static f_int dgeqrf_info(f_int m, f_int n, f_int lda, f_int lwork)
     return 0;
 }
 
+/* Reference DORMQR: SIDE(1) TRANS(2) M(3) N(4) K(5: 0 <= k <= nq) LDA(7) LDC(10) LWORK(12:
+ * lwork < max(1, nw) unless -1; nw = n for side L, m for R). */
+static f_int dormqr_info(char side, char trans, f_int m, f_int n, f_int k, f_int lda, f_int ldc,
+                         f_int lwork)
+{
+    const int left = upc(side) == 'L';
+    const f_int nq = left ? m : n, nw = imax1(left ? n : m);
+    if (!left && upc(side) != 'R') return 1;
+    if (upc(trans) != 'N' && upc(trans) != 'T') return 2;
+    if (m < 0) return 3;
+    if (n < 0) return 4;
+    if (k < 0 || k > nq) return 5;
+    if (lda < imax1(nq)) return 7;
+    if (ldc < imax1(m)) return 10;
+    if (lwork < nw && lwork != -1) return 12;
+    return 0;
+}
+
 /* ---- the interposed symbols --------------------------------------------------------------- */
 
 /* FTLA_PRELOAD_SMALL: a call with work to protect but less than a t^3 product (flops / 2:
@@ -651,6 +985,7 @@ EXPORT void dgemm_(const char *transa, const char *transb, const f_int *m, const
     if (t_inside) {
         inner_begin();
         real_dgemm(transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, Cm, ldc, la, lb);
+        if (t_ofault) ormqr_fault_tick();
         inner_end();
         return;
     }
@@ -750,6 +1085,53 @@ EXPORT void dgeqrf_(const f_int *m, const f_int *n, double *A, const f_int *lda,
     if (*info == 0) work[0] = geqrf_iws(*m, *n);
 }
 
+EXPORT void dormqr_(const char *side, const char *trans, const f_int *m, const f_int *n,
+                    const f_int *k, double *A, const f_int *lda, const double *tau, double *Cm,
+                    const f_int *ldc, double *work, const f_int *lwork, f_int *info, size_t ls,
+                    size_t lt)
+{
+    (void)ls, (void)lt;
+    if (t_inside) {
+        inner_begin();
+        real_dormqr(side, trans, m, n, k, A, lda, tau, Cm, ldc, work, lwork, info);
+        inner_end();
+        return;
+    }
+    cfg_load();
+    if (OFF || C.dormqr_off) {
+        /* whole to the real routine; with FTLA_PRELOAD_DORMQR=off its dgemm_ calls come back
+         * here and are protected one by one */
+        stat_add(FTLA_PRELOAD_PASSED, 1);
+        real_dormqr(side, trans, m, n, k, A, lda, tau, Cm, ldc, work, lwork, info);
+        return;
+    }
+    const f_int i = dormqr_info(*side, *trans, *m, *n, *k, *lda, *ldc, *lwork);
+    if (i) {
+        *info = -i;
+        call_xerbla("DORMQR", i);
+        return;
+    }
+    if (*lwork == -1 || small_call((double)*m * *n * *k)) { /* the query; small calls */
+        stat_add(FTLA_PRELOAD_PASSED, 1);
+        t_inside++;
+        real_dormqr(side, trans, m, n, k, A, lda, tau, Cm, ldc, work, lwork, info);
+        t_inside--;
+        return;
+    }
+    *info = 0;
+    if (*m == 0 || *n == 0 || *k == 0) { /* quick return, as LAPACK */
+        work[0] = 1.0;
+        return;
+    }
+    *info = run_dormqr(*side, *trans, *m, *n, *k, A, *lda, tau, Cm, *ldc, work, lwork);
+    if (*info == 0) {
+        t_inside++;
+        const f_int q = ormqr_lwkopt(*side, *trans, *m, *n, *k, A, *lda, tau, Cm, *ldc);
+        t_inside--;
+        if (q > 0) work[0] = q;
+    }
+}
+
 EXPORT f_int LAPACKE_dgeqrf_work(int layout, f_int m, f_int n, double *a, f_int lda, double *tau,
                                  double *work, f_int lwork)
 {
@@ -828,6 +1210,7 @@ EXPORT void *ftla_preload_real(const char *name)
     if (!name) return NULL;
     if (!strcmp(name, "dgemm_")) return *(void **)&R.dgemm;
     if (!strcmp(name, "dgeqrf_")) return *(void **)&R.dgeqrf;
+    if (!strcmp(name, "dormqr_")) return *(void **)&R.dormqr;
     if (!strcmp(name, "cblas_dgemm")) return *(void **)&R.cblas_dgemm;
     if (!strcmp(name, "LAPACKE_dgeqrf")) return *(void **)&R.lapacke_dgeqrf;
     if (!strcmp(name, "LAPACKE_dgeqrf_work")) return *(void **)&R.lapacke_dgeqrf_work;
@@ -850,14 +1233,15 @@ __attribute__((destructor)) static void preload_summary(void)
     for (int i = 0; i < FTLA_PRELOAD_NSTATS; i++) s[i] = atomic_load(&S[i]);
     real_load();
     fprintf(stderr,
-            "ftla: preload summary: protected %s %lld, %s %lld (on the GPU %lld); passed to the "
+            "ftla: preload summary: protected %s %lld, %s %lld (on the GPU %lld), %s %lld; passed to the "
             "real library %lld; faults injected %lld, detected %lld, corrected %lld; calls "
             "failed %lld, unchecked %lld, unprotected fallbacks %lld, unprotected small calls %lld "
-            "(FTLA_PRELOAD_SMALL=%.0f); real dgemm_ from %s, dgeqrf_ from %s\n",
+            "(FTLA_PRELOAD_SMALL=%.0f); real dgemm_ from %s, dgeqrf_ from %s, dormqr_ from %s\n",
             routine_name[R_DGEMM], s[FTLA_PRELOAD_DGEMM], routine_name[R_DGEQRF],
-            s[FTLA_PRELOAD_DGEQRF], s[FTLA_PRELOAD_GPU], s[FTLA_PRELOAD_PASSED],
+            s[FTLA_PRELOAD_DGEQRF], s[FTLA_PRELOAD_GPU], routine_name[R_DORMQR],
+            s[FTLA_PRELOAD_DORMQR], s[FTLA_PRELOAD_PASSED],
             s[FTLA_PRELOAD_INJECTED], s[FTLA_PRELOAD_DETECTED], s[FTLA_PRELOAD_CORRECTED],
             s[FTLA_PRELOAD_FAILED], s[FTLA_PRELOAD_UNCHECKED], s[FTLA_PRELOAD_FALLBACK],
             s[FTLA_PRELOAD_UNPROTECTED], cbrt(C.small), object_of(*(void **)&R.dgemm),
-            object_of(*(void **)&R.dgeqrf));
+            object_of(*(void **)&R.dgeqrf), object_of(*(void **)&R.dormqr));
 }

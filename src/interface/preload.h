@@ -34,12 +34,13 @@ enum {
     FTLA_PRELOAD_GPU = 12,         /* protected calls that ran on the GPU */
     FTLA_PRELOAD_UNPROTECTED = 13, /* calls with work to protect run unprotected by the real
                                      routine because they are small (FTLA_PRELOAD_SMALL) */
-    FTLA_PRELOAD_NSTATS = 14
+    FTLA_PRELOAD_DORMQR = 14,      /* dormqr_ calls protected by a checksum column / row */
+    FTLA_PRELOAD_NSTATS = 15
 };
 
 /* Copy min(n, FTLA_PRELOAD_NSTATS) counters into out; returns FTLA_PRELOAD_NSTATS. */
 typedef int (*ftla_preload_stats_fn)(int64_t *out, int n);
-/* The real routine the interposer forwards `name` to ("dgemm_", "dgeqrf_", "cblas_dgemm",
+/* The real routine the interposer forwards `name` to ("dgemm_", "dgeqrf_", "dormqr_", "cblas_dgemm",
  * "LAPACKE_dgeqrf", "LAPACKE_dgeqrf_work", "xerbla_", "ilaenv_"), or NULL. */
 typedef void *(*ftla_preload_real_fn)(const char *name);
 /* paused != 0: from the next call on, every call goes to the real routine as with

@@ -116,14 +116,20 @@ if [ -z "$summary" ]; then
 else
     ndgemm=$(sed -n 's/.*protected dgemm \([0-9]*\),.*/\1/p' <<< "$summary")
     ndgeqrf=$(sed -n 's/.*, dgeqrf \([0-9]*\) .*/\1/p' <<< "$summary")
+    ndormqr=$(sed -n 's/.*, dormqr \([0-9]*\);.*/\1/p' <<< "$summary")
     [ "${ndgemm:-0}" -gt 0 ] || bad "no dgemm call was protected"
-    if [ "$prog" = xlintstd ]; then [ "${ndgeqrf:-0}" -gt 0 ] || bad "no dgeqrf call was protected"; fi
+    if [ "$prog" = xlintstd ]; then
+        [ "${ndgeqrf:-0}" -gt 0 ] || bad "no dgeqrf call was protected"
+        [ "${ndormqr:-0}" -gt 0 ] || bad "no dormqr call was protected"
+    fi
     if [ -n "$refdir" ]; then
         grep -qF "real dgemm_ from $refdir/blas/libblas.so.3" <<< "$summary" ||
             bad "dgemm_ not forwarded to the reference $refdir/blas/libblas.so.3"
         if [ "$prog" = xlintstd ]; then
             grep -qF "dgeqrf_ from $refdir/lapack/liblapack.so.3" <<< "$summary" ||
                 bad "dgeqrf_ not forwarded to the reference $refdir/lapack/liblapack.so.3"
+            grep -qF "dormqr_ from $refdir/lapack/liblapack.so.3" <<< "$summary" ||
+                bad "dormqr_ not forwarded to the reference $refdir/lapack/liblapack.so.3"
         fi
     fi
 fi
