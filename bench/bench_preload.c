@@ -7,7 +7,8 @@
  *   bench_preload dgeqrf M N [RUNS]        A = QR (dgeqrf_, workspace from its query)
  *   bench_preload dgels M N NRHS [RUNS]    least squares, dgels_('N'), workspace from its query
  *   bench_preload small [SECONDS]          per-call time of dgemm_ (n^3, n = 4 ... 64, NN,
- *                                          beta 1) and dgeqrf_ (n x n, n = 8 ... 64)
+ *                                          beta 1), dgeqrf_ (n x n, n = 8 ... 64) and dormqr_
+ *                                          (L, T: n x n C, k = n reflectors)
  *   bench_preload alt dgeqrf|dgels ...     the same call plain and protected in one process,
  *                                          under LD_PRELOAD: ftla_preload_pause (preload.h)
  *                                          sends every other call to the real routines, the
@@ -38,6 +39,9 @@ void dgemm_(const char *ta, const char *tb, const int *m, const int *n, const in
             const double *beta, double *C, const int *ldc, size_t la, size_t lb);
 void dgeqrf_(const int *m, const int *n, double *A, const int *lda, double *tau, double *work,
              const int *lwork, int *info);
+void dormqr_(const char *side, const char *trans, const int *m, const int *n, const int *k,
+             const double *A, const int *lda, const double *tau, double *C, const int *ldc,
+             double *work, const int *lwork, int *info, size_t ls, size_t lt);
 void dgels_(const char *trans, const int *m, const int *n, const int *nrhs, double *A,
             const int *lda, double *B, const int *ldb, double *work, const int *lwork, int *info,
             size_t lt);
@@ -294,6 +298,34 @@ static int bench_small(double seconds)
         result("dgeqrf_small", n, n, 0, t, 5);
         result("memcpy_small", n, n, 0, tc, 5);
         free(A0), free(A), free(tau), free(work);
+    }
+    /* dormqr_ ('L', 'T', n x n C, k = n reflectors of an n x n QR): Q^T applied again and again
+     * (orthogonal: C stays bounded) */
+    for (int s = 0; s < 4; s++) {
+        int n = qsz[s], lw = n * 64, info, query = -1;
+        const size_t nn = (size_t)n * n;
+        double *A = random_matrix(nn), *C = random_matrix(nn), *tau = alloc(n), *work = alloc(lw);
+        dgeqrf_(&n, &n, A, &n, tau, work, &lw, &info);
+        double q = 0.0;
+        dormqr_("L", "T", &n, &n, &n, A, &n, tau, C, &n, &q, &query, &info, 1, 1);
+        int lq = (int)q > 0 ? (int)q : n;
+        double *wq = alloc((size_t)lq);
+        double t0 = now();
+        for (int i = 0; i < 10; i++)
+            dormqr_("L", "T", &n, &n, &n, A, &n, tau, C, &n, wq, &lq, &info, 1, 1);
+        const long calls = batch_calls((now() - t0) / 10, bsec);
+        for (int b = 0; b < 5; b++) {
+            t0 = now();
+            for (long i = 0; i < calls; i++)
+                dormqr_("L", "T", &n, &n, &n, A, &n, tau, C, &n, wq, &lq, &info, 1, 1);
+            t[b] = (now() - t0) / calls * 1e6;
+            if (info) {
+                printf("FAIL: dormqr_ info %d\n", info);
+                return 1;
+            }
+        }
+        result("dormqr_small", n, n, n, t, 5);
+        free(A), free(C), free(tau), free(work), free(wq);
     }
     return 0;
 }
