@@ -752,7 +752,7 @@ static int gemm_trial(int64_t t, trial_t *T, int verbose)
                                                T->tb == 'N' ? k : n, T->tb == 'N' ? n : k, m,
                                                n) +
                              dgemm_sub_work(&pp, m, n, k, T->ta, T->tb);
-        if (dgemm_ooc_plan(&pp, T->ta, T->tb, m, n, k, want / 2, &opl) == 0)
+        if (dgemm_ooc_choose(&pp, O.device, T->ta, T->tb, m, n, k, want / 2, &opl) == 0)
             ooc_lim = 8.0 * (double)(want / 2);
     }
     const int64_t nsub = ooc_lim > 0 ? opl.nbm * opl.nbn * opl.nbk : 0;

@@ -58,6 +58,38 @@ static void plan_cases(void)
                  (long long)p.nbm, (long long)p.nbn, (long long)p.nbk, (long long)p.mc,
                  (long long)p.nc, (long long)p.kc, (long long)p.elems);
     }
+    /* two C buffers, chunks of s / 4: the same invariants, and no more blocks when chosen */
+    for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++) {
+        dgemm_ooc_plan_t p1, p2, pc;
+        const int st1 = dgemm_ooc_plan(&pol, 'N', 'N', sh[s][0], sh[s][1], sh[s][2], sh[s][3], &p1);
+        const int st2 =
+            dgemm_ooc_plan2(&pol, 'N', 'N', sh[s][0], sh[s][1], sh[s][2], sh[s][3], &p2);
+        const int stc = dgemm_ooc_choose(&pol, FT_DEVICE_CUDA, 'N', 'N', sh[s][0], sh[s][1],
+                                         sh[s][2], sh[s][3], &pc);
+        TU_CHECK(st1 == 0 && stc == 0 && p1.ncbuf == 1 && (pc.ncbuf == 1 || pc.ncbuf == 2) &&
+                     pc.nbm * pc.nbn <= p1.nbm * p1.nbn && pc.elems <= sh[s][3],
+                 "choose %lld x %lld x %lld: %d %d, buffers %d, blocks %lld against %lld",
+                 (long long)sh[s][0], (long long)sh[s][1], (long long)sh[s][2], st1, stc,
+                 pc.ncbuf, (long long)(pc.nbm * pc.nbn), (long long)(p1.nbm * p1.nbn));
+        if (st2) continue;
+        TU_CHECK(p2.ncbuf == 2 && p2.elems <= sh[s][3] && p2.mc * p2.nbm >= sh[s][0] &&
+                     p2.nc * p2.nbn >= sh[s][1] && p2.kc * p2.nbk >= sh[s][2] &&
+                     (p2.nbm - 1) * p2.mc < sh[s][0] && (p2.nbn - 1) * p2.nc < sh[s][1] &&
+                     (p2.nbk - 1) * p2.kc < sh[s][2],
+                 "plan2 %lld x %lld x %lld: blocks %lld x %lld x %lld of %lld x %lld x %lld",
+                 (long long)sh[s][0], (long long)sh[s][1], (long long)sh[s][2],
+                 (long long)p2.nbm, (long long)p2.nbn, (long long)p2.nbk, (long long)p2.mc,
+                 (long long)p2.nc, (long long)p2.kc);
+    }
+    /* 32768^3 in 8 GB: 2 x 2 blocks either way, so two buffers are chosen on CUDA */
+    {
+        dgemm_ooc_plan_t pc;
+        TU_CHECK(dgemm_ooc_choose(&pol, FT_DEVICE_CUDA, 'N', 'N', 32768, 32768, 32768,
+                                  (int64_t)1000000000, &pc) == 0 &&
+                     pc.ncbuf == 2 && pc.nbm == 2 && pc.nbn == 2 && pc.nbk == 8,
+                 "32768^3 in 8 GB on CUDA: %d buffer(s), %lld x %lld x %lld", pc.ncbuf,
+                 (long long)pc.nbm, (long long)pc.nbn, (long long)pc.nbk);
+    }
     dgemm_ooc_plan_t p;
     TU_CHECK(dgemm_ooc_plan(&pol, 'N', 'N', 1000, 1000, 1000, 50, &p) == FT_ERR_TOO_LARGE,
              "a budget of 50 elements accepted");
@@ -133,7 +165,7 @@ static void result_cases(tu_rng_t *rng)
     const int64_t sz[][3] = {{301, 257, 411}, {97, 513, 200}, {640, 64, 999}};
     const double ab[][2] = {{1.0, 0.0}, {-0.5, 1.0}, {2.0, 0.25}};
     const char *tr = "NT";
-    int n_ooc = 0;
+    int n_ooc = 0, n_two = 0; /* cases, and those with two C buffers (CUDA) */
     for (size_t s = 0; s < sizeof sz / sizeof sz[0]; s++)
         for (int a = 0; a < 2; a++)
             for (int b = 0; b < 2; b++)
@@ -153,7 +185,8 @@ static void result_cases(tu_rng_t *rng)
                     ft_policy_t pol;
                     ft_context_get_policy(ctx, &pol);
                     dgemm_ooc_plan_t pl;
-                    dgemm_ooc_plan(&pol, p.ta, p.tb, p.m, p.n, p.k, (int64_t)(lim / 8), &pl);
+                    dgemm_ooc_choose(&pol, ft_context_device(ctx), p.ta, p.tb, p.m, p.n, p.k,
+                                     (int64_t)(lim / 8), &pl);
                     const int64_t last = pl.nbm * pl.nbn * pl.nbk - 1;
                     ft_fault_t f = {.region = FT_REGION_C, .row = 1, .col = 2, .bit = 61,
                                     .call = -1, .step = last};
@@ -173,10 +206,14 @@ static void result_cases(tu_rng_t *rng)
                     TU_CHECK(pl.nbk >= 2, "%d chunks asked, the plan has %lld", chunks,
                              (long long)pl.nbk);
                     n_ooc++;
+                    n_two += pl.ncbuf == 2;
                     prob_free(&p);
                     ft_context_destroy(ctx);
                 }
-    printf("results: %d out-of-core cases\n", n_ooc);
+    printf("results: %d out-of-core cases, %d with two C buffers\n", n_ooc, n_two);
+    /* on CUDA some cases have several blocks and two buffers: the storer thread ran */
+    if (g_dev != FT_DEVICE_CPU)
+        TU_CHECK(n_two > 0, "no case stored a block while the next one computed");
     /* C := beta C (k = 0) and alpha = 0 out of core */
     for (int kind = 0; kind < 2; kind++) {
         ft_context_t *ctx = context(FT_PROTECT_ABFT, 640000.0, 0);

@@ -98,6 +98,7 @@ typedef struct {
     int64_t mc, nc, kc;    /* C block, chunk of k */
     int64_t nbm, nbn, nbk; /* blocks and chunks */
     int64_t elems;         /* work memory (doubles) */
+    int ncbuf;             /* C block buffers: 1, or 2 (a block stored while the next computes) */
 } dgemm_ooc_plan_t;
 /* The limit in bytes (policy.gpu_memory, else FTLA_GPU_MEMORY; 0: none). */
 double dgemm_ooc_limit(const ft_call_t *c);
@@ -106,6 +107,15 @@ int64_t dgemm_sub_work(const ft_policy_t *pol, int64_t m, int64_t n, int64_t k, 
 /* Blocks and chunks for a budget of work-memory doubles; FT_ERR_TOO_LARGE if none fits. */
 int dgemm_ooc_plan(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t n, int64_t k,
                    int64_t budget, dgemm_ooc_plan_t *p);
+/* The same with two C block buffers and chunks of s / 4 (the same memory for the same s), for a
+ * scheduler that stores one block while the next one computes; FT_ERR_TOO_LARGE if none fits. */
+int dgemm_ooc_plan2(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                    int64_t budget, dgemm_ooc_plan_t *p);
+/* The plan dgemm_ooc follows on a backend of kind `kind`: dgemm_ooc_plan; on CUDA with
+ * several blocks dgemm_ooc_plan2 instead when it has no more blocks (the same traffic of A and
+ * B) — unless FTLA_OOC_CBUFS=1. Tests and the campaign place faults by it. */
+int dgemm_ooc_choose(const ft_policy_t *pol, ft_device_t kind, char ta, char tb, int64_t m,
+                     int64_t n, int64_t k, int64_t budget, dgemm_ooc_plan_t *p);
 /* The product of host data g (A, B, C the caller's) in blocks within budget doubles. */
 int dgemm_ooc(gemm_t *g, int64_t budget);
 /* policy.operand_check (dgemm_protect.c): sets g->check_operands and carves the digests'

@@ -66,18 +66,19 @@ int64_t dgemm_sub_work(const ft_policy_t *pol, int64_t m, int64_t n, int64_t k, 
     return e + dig + (int64_t)(dgemm_verify_bytes(DGEMM_FLAG_CAP) / sizeof(double)) + 64;
 }
 
-static int64_t need(const ft_policy_t *pol, int64_t mc, int64_t nc, int64_t kc, char ta,
-                    char tb)
+static int64_t need(const ft_policy_t *pol, int ncbuf, int64_t mc, int64_t nc, int64_t kc,
+                    char ta, char tb)
 {
     const int64_t w = dgemm_sub_work(pol, mc, nc, kc, ta, tb);
     if (w < 0) return -1;
-    return mc * nc + 2 * (mc * kc + kc * nc) + w;
+    return ncbuf * mc * nc + 2 * (mc * kc + kc * nc) + w;
 }
 
 static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-int dgemm_ooc_plan(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t n, int64_t k,
-                   int64_t budget, dgemm_ooc_plan_t *p)
+/* ncbuf C block buffers, chunks of s / kdiv */
+static int plan_with(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                     int64_t budget, int ncbuf, int64_t kdiv, dgemm_ooc_plan_t *p)
 {
     /* square C blocks of side s (at most m x n), chunks of s / 2 (at most k): the largest s
      * that fits. C is read and written once; A is read n / nc times, B m / mc times, so the
@@ -88,32 +89,60 @@ int dgemm_ooc_plan(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t 
     if (kk > s) s = kk;
     for (;;) {
         const int64_t mc = m < s ? m : s, nc = n < s ? n : s;
-        int64_t kc = s / 2 > 0 ? s / 2 : 1;
+        int64_t kc = s / kdiv > 0 ? s / kdiv : 1;
         if (kc > kk) kc = kk;
-        const int64_t e = need(pol, mc, nc, kc, ta, tb);
+        const int64_t e = need(pol, ncbuf, mc, nc, kc, ta, tb);
         if (e >= 0 && e <= budget) break;
         if (s <= 8) return FT_ERR_TOO_LARGE;
         s = s * 7 / 8;
     }
     /* balance: equal blocks and chunks (the last one at most as large) */
-    int64_t mc = m < s ? m : s, nc = n < s ? n : s, kc = s / 2 > 0 ? s / 2 : 1;
+    int64_t mc = m < s ? m : s, nc = n < s ? n : s, kc = s / kdiv > 0 ? s / kdiv : 1;
     if (kc > kk) kc = kk;
     p->nbm = cdiv(m, mc), p->nbn = cdiv(n, nc), p->nbk = cdiv(kk, kc);
     p->mc = cdiv(m, p->nbm), p->nc = cdiv(n, p->nbn), p->kc = cdiv(kk, p->nbk);
-    p->elems = need(pol, p->mc, p->nc, p->kc, ta, tb);
+    p->ncbuf = ncbuf;
+    p->elems = need(pol, ncbuf, p->mc, p->nc, p->kc, ta, tb);
     return p->elems >= 0 && p->elems <= budget ? FT_SUCCESS : FT_ERR_TOO_LARGE;
+}
+
+int dgemm_ooc_plan(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                   int64_t budget, dgemm_ooc_plan_t *p)
+{
+    return plan_with(pol, ta, tb, m, n, k, budget, 1, 2, p);
+}
+
+int dgemm_ooc_plan2(const ft_policy_t *pol, char ta, char tb, int64_t m, int64_t n, int64_t k,
+                    int64_t budget, dgemm_ooc_plan_t *p)
+{
+    return plan_with(pol, ta, tb, m, n, k, budget, 2, 4, p);
+}
+
+int dgemm_ooc_choose(const ft_policy_t *pol, ft_device_t kind, char ta, char tb, int64_t m,
+                     int64_t n, int64_t k, int64_t budget, dgemm_ooc_plan_t *p)
+{
+    FT_CHECK(dgemm_ooc_plan(pol, ta, tb, m, n, k, budget, p));
+    const char *e = getenv("FTLA_OOC_CBUFS");
+    if (kind != FT_DEVICE_CUDA || p->nbm * p->nbn < 2 || (e && atoi(e) == 1)) return FT_SUCCESS;
+    dgemm_ooc_plan_t p2;
+    if (dgemm_ooc_plan2(pol, ta, tb, m, n, k, budget, &p2) == FT_SUCCESS &&
+        p2.nbm * p2.nbn <= p->nbm * p->nbn)
+        *p = p2;
+    return FT_SUCCESS;
 }
 
 /* ---- the scheduler ---- */
 
 #define OOC_RING ((int64_t)4 << 20) /* doubles in a slot of the pinned ring (32 MB) */
 #define OOC_NRING 4                 /* the producer's slots */
+#define OOC_NSLOT (OOC_NRING + 4)   /* and the caller's thread's two, the storer's two */
 
 typedef struct {
     gemm_t *g; /* the call: host A, B, C */
     dgemm_ooc_plan_t p;
     int64_t nchunks;
-    double *dC, *dA[2], *dB[2];
+    double *dC; /* the current block's buffer: dCb[b % p.ncbuf] */
+    double *dCb[2], *dA[2], *dB[2];
     int64_t lda_c[2], ldb_c[2];
     ft_queue_t *qc;
     ft_qevent_t *ev[2];
@@ -124,11 +153,19 @@ typedef struct {
     int stop, perr;
     int unchecked; /* a chunk's checks could not be evaluated (finite inputs, overflow) */
     /* CUDA: host memory suited to asynchronous copies, in slots of RING doubles: the producer's
-     * NRING (A and B chunks) and the caller's thread's two (the C block). Pageable data goes
-     * through them: packed by the host threads, then copied without the driver's staging */
-    double *ring[OOC_NRING + 2];
-    ft_qevent_t *rev[OOC_NRING + 2];
+     * NRING (A and B chunks), the caller's thread's two (the C block in) and the storer's two
+     * (the C block out). Pageable data goes through them: packed by the host threads, then
+     * copied without the driver's staging */
+    double *ring[OOC_NSLOT];
+    ft_qevent_t *rev[OOC_NSLOT];
     int64_t rnext;
+    /* the storer (p.ncbuf = 2): a thread that copies a verified block back to the caller's C
+     * from its buffer on its own queue while the caller's thread computes the next block in
+     * the other buffer; sq holds the buffers queued, in order */
+    ft_queue_t *qd;
+    int sstarted, sstop, serr;
+    int sbusy[2], sq[2], sqh, sqn;
+    int64_t sblock[2];
 } ooc_t;
 
 /* ---- copies through the pinned ring ---- */
@@ -152,8 +189,8 @@ static int put_ring(ooc_t *o, ft_queue_t *q, int s0, int ns, int64_t *next, int6
     return FT_SUCCESS;
 }
 
-/* Work memory d to host through the caller's two slots: copy a piece, wait, unpack. */
-static int get_ring(ooc_t *o, ft_queue_t *q, int64_t rows, int64_t cols, const double *d,
+/* Work memory d to host through two slots s0, s0 + 1: copy a piece, wait, unpack. */
+static int get_ring(ooc_t *o, ft_queue_t *q, int s0, int64_t rows, int64_t cols, const double *d,
                     int64_t ldd, double *h, int64_t ldh)
 {
     const ft_backend_t *be = o->g->be;
@@ -167,14 +204,14 @@ static int get_ring(ooc_t *o, ft_queue_t *q, int64_t rows, int64_t cols, const d
         int64_t issued = -1;
         if (j0 < cols) { /* the next piece into slot it % 2 */
             const int64_t nc = cols - j0 < per ? cols - j0 : per;
-            const int s = OOC_NRING + (int)(it % 2);
+            const int s = s0 + (int)(it % 2);
             FT_CHECK(be->get_matrix(q, rows, nc, d + j0 * ldd, ldd, o->ring[s], rows));
             FT_CHECK(be->event_record(o->rev[s], q));
             issued = j0;
             j0 += nc;
         }
         if (pend >= 0) { /* the previous piece: wait, unpack while the next one copies */
-            const int s = OOC_NRING + (int)((it - 1) % 2);
+            const int s = s0 + (int)((it - 1) % 2);
             const int64_t nc = cols - pend < per ? cols - pend : per;
             FT_CHECK(be->event_sync(o->rev[s]));
             ft_team_copy(rows, nc, o->ring[s], rows, h + pend * ldh, ldh);
@@ -310,14 +347,50 @@ static int block_inline(ooc_t *o, int64_t b, int *bad)
     return FT_SUCCESS;
 }
 
-static int block_out(ooc_t *o, int64_t b)
+/* Block b from its buffer d to the caller's C on q (ring slots s0, s0 + 1); returns when done. */
+static int block_out(ooc_t *o, ft_queue_t *q, int s0, int64_t b, const double *d)
 {
     gemm_t *g = o->g;
     int64_t i0, j0, l0, mi, nj, kl;
     chunk_of(o, b * o->p.nbk, &i0, &j0, &l0, &mi, &nj, &kl);
-    if (o->ring[0]) return get_ring(o, g->qm, mi, nj, o->dC, mi, g->C + i0 + j0 * g->ldc, g->ldc);
-    FT_CHECK(g->be->get_matrix(g->qm, mi, nj, o->dC, mi, g->C + i0 + j0 * g->ldc, g->ldc));
-    return g->be->sync(g->qm);
+    if (o->ring[0]) return get_ring(o, q, s0, mi, nj, d, mi, g->C + i0 + j0 * g->ldc, g->ldc);
+    FT_CHECK(g->be->get_matrix(q, mi, nj, d, mi, g->C + i0 + j0 * g->ldc, g->ldc));
+    return g->be->sync(q);
+}
+
+static void *storer(void *arg)
+{
+    ooc_t *o = arg;
+    for (;;) {
+        pthread_mutex_lock(&o->mu);
+        while (o->sqn == 0 && !o->sstop) pthread_cond_wait(&o->cv, &o->mu);
+        if (o->sqn == 0) {
+            pthread_mutex_unlock(&o->mu);
+            break;
+        }
+        const int buf = o->sq[o->sqh];
+        const int64_t b = o->sblock[buf];
+        pthread_mutex_unlock(&o->mu);
+        const int st = block_out(o, o->qd, OOC_NRING + 2, b, o->dCb[buf]);
+        pthread_mutex_lock(&o->mu);
+        o->sqh = (o->sqh + 1) % 2;
+        o->sqn--;
+        o->sbusy[buf] = 0;
+        if (st && !o->serr) o->serr = st;
+        pthread_cond_broadcast(&o->cv);
+        pthread_mutex_unlock(&o->mu);
+    }
+    return NULL;
+}
+
+/* The storer's error, or 0 once buffer buf is free (buf < 0: every buffer). */
+static int storer_wait(ooc_t *o, int buf)
+{
+    pthread_mutex_lock(&o->mu);
+    while (!o->serr && (buf >= 0 ? o->sbusy[buf] : o->sqn > 0)) pthread_cond_wait(&o->cv, &o->mu);
+    const int st = o->serr;
+    pthread_mutex_unlock(&o->mu);
+    return st;
 }
 
 int dgemm_ooc(gemm_t *g, int64_t budget)
@@ -327,15 +400,18 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
     ooc_t o;
     memset(&o, 0, sizeof o);
     o.g = g;
-    FT_CHECK(dgemm_ooc_plan(&g->pol, g->ta, g->tb, g->m, g->n, g->k, budget, &o.p));
+    /* on a device with several blocks: two C buffers, each block stored while the next one
+     * computes (dgemm_ooc_choose) */
+    FT_CHECK(dgemm_ooc_choose(&g->pol, be->kind, g->ta, g->tb, g->m, g->n, g->k, budget, &o.p));
     const dgemm_ooc_plan_t *p = &o.p;
     const int64_t nblocks = p->nbm * p->nbn;
     o.nchunks = nblocks * p->nbk;
     ft_log(g->ctx, 2, "dgemm: out of core, %lld x %lld blocks of %lld x %lld, %lld chunks of "
-           "%lld (%lld MB of work memory)", (long long)p->nbm, (long long)p->nbn,
-           (long long)p->mc, (long long)p->nc, (long long)p->nbk, (long long)p->kc,
+           "%lld, %d C buffer(s) (%lld MB of work memory)", (long long)p->nbm, (long long)p->nbn,
+           (long long)p->mc, (long long)p->nc, (long long)p->nbk, (long long)p->kc, p->ncbuf,
            (long long)(p->elems >> 17));
-    FT_CHECK(ft_call_work_doubles(c, p->mc * p->nc, &o.dC));
+    for (int s = 0; s < p->ncbuf; s++) FT_CHECK(ft_call_work_doubles(c, p->mc * p->nc, &o.dCb[s]));
+    o.dC = o.dCb[0];
     for (int s = 0; s < 2; s++) {
         FT_CHECK(ft_call_work_doubles(c, p->mc * p->kc, &o.dA[s]));
         FT_CHECK(ft_call_work_doubles(c, p->kc * p->nc, &o.dB[s]));
@@ -349,7 +425,7 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
     int st = FT_SUCCESS;
     /* a producer thread on a device backend with its own queue; in line otherwise */
     const int threaded = be->kind == FT_DEVICE_CUDA && o.nchunks > 1;
-    pthread_t th;
+    pthread_t th, sth;
     int started = 0;
     /* pageable data through the ring; the caller's pinned memory is copied from directly */
     const int pinned = be->host_pinned && be->host_pinned(g->A) && be->host_pinned(g->B) &&
@@ -357,22 +433,29 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
     if (threaded) {
         st = ft_call_queue(c, &o.qc);
         for (int s = 0; !st && s < 2; s++) st = ft_call_event(c, &o.ev[s]);
-        for (int s = 0; !st && !pinned && s < OOC_NRING + 2; s++) {
+        const int nslot = OOC_NRING + 2 * p->ncbuf;
+        for (int s = 0; !st && !pinned && s < nslot; s++) {
             st = ft_call_pinned_doubles(c, OOC_RING, &o.ring[s]);
             if (!st) st = ft_call_event(c, &o.rev[s]);
         }
+        if (!st && p->ncbuf == 2) st = ft_call_queue(c, &o.qd);
         if (!st && (pthread_mutex_init(&o.mu, NULL) || pthread_cond_init(&o.cv, NULL)))
             st = FT_ERR_ALLOC;
         if (!st && pthread_create(&th, NULL, producer, &o) == 0) started = 1;
+        if (started && p->ncbuf == 2 && pthread_create(&sth, NULL, storer, &o) == 0)
+            o.sstarted = 1;
     }
     for (int64_t b = 0; !st && b < nblocks; b++) {
         const int64_t unc0 = g->rep->uncorrectable;
         if (!started) {
             st = block_inline(&o, b, &bad[b]);
             unc[b] = g->rep->uncorrectable - unc0;
-            if (!st && !bad[b]) st = block_out(&o, b);
+            if (!st && !bad[b]) st = block_out(&o, g->qm, OOC_NRING, b, o.dC);
             continue;
         }
+        const int buf = (int)(b % p->ncbuf);
+        if (o.sstarted) st = storer_wait(&o, buf); /* its previous block is back in C */
+        o.dC = o.dCb[buf];
         for (int64_t l = 0; !st && l < p->nbk; l++) {
             const int64_t t = b * p->nbk + l;
             int64_t i0, j0, l0, mi, nj, kl;
@@ -395,7 +478,28 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
             pthread_mutex_unlock(&o.mu);
         }
         unc[b] = g->rep->uncorrectable - unc0;
-        if (!st && !bad[b]) st = block_out(&o, b);
+        if (!st && !bad[b] && o.sstarted) { /* verified: to the storer (the products synced) */
+            pthread_mutex_lock(&o.mu);
+            o.sblock[buf] = b;
+            o.sbusy[buf] = 1;
+            o.sq[(o.sqh + o.sqn) % 2] = buf;
+            o.sqn++;
+            pthread_cond_broadcast(&o.cv);
+            pthread_mutex_unlock(&o.mu);
+        } else if (!st && !bad[b]) {
+            st = block_out(&o, g->qm, OOC_NRING, b, o.dC);
+        }
+    }
+    if (o.sstarted) { /* every queued block back, then the storer ends */
+        const int s4 = storer_wait(&o, -1);
+        if (!st) st = s4;
+        pthread_mutex_lock(&o.mu);
+        o.sstop = 1;
+        pthread_cond_broadcast(&o.cv);
+        pthread_mutex_unlock(&o.mu);
+        pthread_join(sth, NULL);
+        const int s5 = be->sync(o.qd);
+        if (!st) st = s5;
     }
     if (started) {
         pthread_mutex_lock(&o.mu);
@@ -420,8 +524,9 @@ int dgemm_ooc(gemm_t *g, int64_t budget)
         ft_log(g->ctx, 1, "dgemm: out-of-core block %lld uncorrectable: computed again",
                (long long)b);
         int again = 0;
+        o.dC = o.dCb[0];
         st = block_inline(&o, b, &again);
-        if (!st) st = block_out(&o, b);
+        if (!st) st = block_out(&o, g->qm, OOC_NRING, b, o.dC);
         if (again) worst = again;
         /* computed again from the caller's C: what its first pass could not correct is not in
          * the result (the events stay, followed by FT_EVENT_RECOMPUTED) */
