@@ -804,8 +804,8 @@ static f_int run_dormqr(char side, char trans, f_int m, f_int n, f_int k, double
         return info;
     }
     double *acc = W + nW, *wk = acc + nacc, *tau0 = wk + lw;
-    /* the reflectors the call reads (A below and on the diagonal, first k columns; tau): their
-     * digests now and after the call, as ft_dgemm's operand check */
+    /* the reflectors the call reads (A below the diagonal, first k columns; tau): their digests
+     * now and after the call, as ft_dgemm's operand check */
     if (digests) {
         refl_digest(A, lda, nq, k, dig);
         memcpy(tau0, tau, (size_t)k * sizeof(double));
@@ -817,8 +817,12 @@ static f_int run_dormqr(char side, char trans, f_int m, f_int n, f_int k, double
         const plan_t *p = &C.plan[i];
         if (p->routine != R_DORMQR || (p->call >= 0 && p->call != idx)) continue;
         if (ormqr_place(&of, &p->f, idx, left, m, n, k, A, lda, (double *)tau, W)) {
-            log_call("dormqr_", idx, "(fault)", FT_SUCCESS, &rep,
-                     "a planned fault lies outside its region: not injected");
+            if (C.verbose >= 1)
+                fprintf(stderr,
+                        "ftla: dormqr_ #%lld: a planned fault lies outside its region "
+                        "(%s(%lld,%lld)): not injected\n",
+                        (long long)idx, region_name(p->f.region), (long long)p->f.row,
+                        (long long)p->f.col);
             continue;
         }
         planned = 1;
