@@ -4,7 +4,7 @@
  * LD_PRELOAD=libftla_preload.so (CTest sets it). The reference results come from the routines
  * the interposer forwards to (ftla_preload_real), called on identical copies of the data.
  *
- *   test_preload [all|inject|off|small|gpu]
+ *   test_preload [all|inject|dormqr_inject|off|small|gpu]
  *
  * all (FTLA_DEVICE=cpu):
  *   1. the interposer is loaded, and forwards each symbol to a real routine other than itself;
@@ -29,7 +29,7 @@
  *   6. LAPACKE_dgeqrf and LAPACKE_dgeqrf_work: column- and row-major against the real ones
  *      (both protected), the query, the -i of invalid arguments (LAPACKE's numbering), the NaN
  *      check (-4);
- *   7. threads: 4 threads at once, each dgemm_ and dgeqrf_ on its own data, bitwise equal to the
+ *   7. threads: 4 threads at once, each dgemm_, dgeqrf_ and dormqr_ on its own data, bitwise equal to the
  *      same calls made alone; no global lock: the probe library between the interposer and
  *      OpenBLAS (preload_probe.c) holds the first thread inside ftla's product until a second
  *      one is inside too (30 s at most), and the interposer's counters saw 2 threads inside
@@ -38,6 +38,14 @@
  *      counter grows, the protected-call counters grow by exactly one per call); a dgemm_ made
  *      from inside this program's xerbla_ (called by an interposed dgemm_) is protected and
  *      right; dgemm_ calls made by the real LAPACK (LAPACKE_dorgqr) are protected.
+ *   9. dormqr_ (a checksum column / row around the real routine): both sides and transposes, 10
+ *      shapes (k = 0 ... nq), ld > rows, the minimal lwork: C within eps (k + nq) ||C||_F of the
+ *      real routine's, padding, A and tau unchanged, work(1) the real routine's, its dgemm_
+ *      calls not protected apart; C scaled 2^-1060 ... 2^1000 and graded columns without a
+ *      false alarm; NaN in C reported unchecked; the query; each argument error and their order.
+ * dormqr_inject (FTLA_INJECT with four dormqr faults, FTLA_VERBOSE=1): C, the checksum row, an
+ *   additive fault: detected, recomputed, results as the real routine's; a reflector changed
+ *   during the call: info < -1000 and the line.
  * inject (FTLA_INJECT="dgemm:C:row=3:col=5:bit=60;dgeqrf:R:step=1:row=2:col=40:bit=62;
  *         dgeqrf:trailing:call=1:step=1:bit=60", FTLA_VERBOSE=1): the faults are injected
  *   into unmodified calls, detected and corrected (results as the real routine's), and the
@@ -729,6 +737,7 @@ enum { TM = 160, QM = 240, QN = 160 };
 typedef struct {
     double *A, *B, *C0, *Cref; /* dgemm data, the result of the call made alone */
     double *Q0, *Qref, *tref;  /* dgeqrf data, results alone */
+    double *X0, *Xref;         /* dormqr_: Q^T X0 with the factor Qref, tref; the result alone */
     int ok;
 } tdata_t;
 
@@ -753,18 +762,33 @@ static void tqr(tdata_t *d, double *A, double *tau)
     if (info) d->ok = 0;
 }
 
+enum { TX = 8 }; /* right-hand sides of the threads' dormqr_ */
+
+static void tqt(tdata_t *d, double *X)
+{
+    const int m = QM, n = TX, k = QN, lw = TX * 64 + 65 * 64;
+    double w[TX * 64 + 65 * 64];
+    int info;
+    memcpy(X, d->X0, sizeof(double) * QM * TX);
+    dormqr_("L", "T", &m, &n, &k, d->Qref, &m, d->tref, X, &m, w, &lw, &info, 1, 1);
+    if (info) d->ok = 0;
+}
+
 static void *worker(void *p)
 {
     tdata_t *d = p;
     double *C = malloc(sizeof(double) * TM * TM), *Q = malloc(sizeof(double) * QM * QN), tau[QN];
+    double *X = malloc(sizeof(double) * QM * TX);
     for (int it = 0; it < NITER; it++) {
         pthread_barrier_wait(&g_bar);
         tgemm(d, C);
         if (!same(C, d->Cref, (size_t)TM * TM)) d->ok = 0;
         tqr(d, Q, tau);
         if (!same(Q, d->Qref, (size_t)QM * QN) || !same(tau, d->tref, QN)) d->ok = 0;
+        tqt(d, X);
+        if (!same(X, d->Xref, (size_t)QM * TX)) d->ok = 0;
     }
-    free(C), free(Q);
+    free(C), free(Q), free(X);
     return NULL;
 }
 
@@ -776,11 +800,15 @@ static void test_threads(void)
         d->Q0 = mat(QM, QN), d->Qref = mat(QM, QN), d->tref = mat(QN, 1);
         fill(TM, TM, d->A, TM), fill(TM, TM, d->B, TM), fill(TM, TM, d->C0, TM);
         fill(QM, QN, d->Q0, QM);
+        d->X0 = mat(QM, TX), d->Xref = mat(QM, TX);
+        fill(QM, TX, d->X0, QM);
         d->ok = 1;
         tgemm(d, d->Cref); /* alone, through the interposer */
         tqr(d, d->Qref, d->tref);
+        tqt(d, d->Xref);
     }
-    const int64_t g0 = stat(FTLA_PRELOAD_DGEMM), q0 = stat(FTLA_PRELOAD_DGEQRF);
+    const int64_t g0 = stat(FTLA_PRELOAD_DGEMM), q0 = stat(FTLA_PRELOAD_DGEQRF),
+                  o0 = stat(FTLA_PRELOAD_DORMQR);
     pthread_barrier_init(&g_bar, NULL, NTHREADS);
     ftla_probe_arm(2, 30.0);
     pthread_t th[NTHREADS];
@@ -795,10 +823,11 @@ static void test_threads(void)
     for (int t = 0; t < NTHREADS; t++)
         CHECK(g_td[t].ok, "thread %d: a result differs from the same call made alone", t);
     CHECK(stat(FTLA_PRELOAD_DGEMM) - g0 == NTHREADS * NITER &&
-              stat(FTLA_PRELOAD_DGEQRF) - q0 == NTHREADS * NITER,
-          "threads: %lld dgemm and %lld dgeqrf through ftla, expected %d each",
+              stat(FTLA_PRELOAD_DGEQRF) - q0 == NTHREADS * NITER &&
+              stat(FTLA_PRELOAD_DORMQR) - o0 == NTHREADS * NITER,
+          "threads: %lld dgemm, %lld dgeqrf and %lld dormqr through ftla, expected %d each",
           (long long)(stat(FTLA_PRELOAD_DGEMM) - g0), (long long)(stat(FTLA_PRELOAD_DGEQRF) - q0),
-          NTHREADS * NITER);
+          (long long)(stat(FTLA_PRELOAD_DORMQR) - o0), NTHREADS * NITER);
     CHECK(stat(FTLA_PRELOAD_INFLIGHT_MAX) >= 2,
           "at most %lld thread inside protected calls at once",
           (long long)stat(FTLA_PRELOAD_INFLIGHT_MAX));
@@ -810,7 +839,7 @@ static void test_threads(void)
     for (int t = 0; t < NTHREADS; t++) {
         tdata_t *d = &g_td[t];
         free(d->A), free(d->B), free(d->C0), free(d->Cref), free(d->Q0), free(d->Qref),
-            free(d->tref);
+            free(d->tref), free(d->X0), free(d->Xref);
     }
 }
 
