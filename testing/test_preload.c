@@ -53,8 +53,8 @@
  * off (FTLA_PRELOAD=off): every call goes to the real routine, bitwise the same results, nothing
  *   through ftla.
  * small (FTLA_PRELOAD_SMALL=16): a dgemm_ / cblas_dgemm of less work than a 16^3 product and
- *   a dgeqrf_ / LAPACKE_dgeqrf with m n min(m,n) < 16^3 run the real routine (bitwise its
- *   result, counted as unprotected), larger ones through ftla.
+ *   a dgeqrf_ / LAPACKE_dgeqrf with m n min(m,n) < 16^3 and a dormqr_ with m n k < 16^3 run
+ *   the real routine (bitwise its result, counted as unprotected), larger ones through ftla.
  * gpu (FTLA_DEVICE=auto, CUDA builds, label gpu; exit 77 without /dev/nvidiactl): a large
  *   dgemm_ and dgeqrf_ run on the GPU and match the real results, a small dgemm_ stays on the CPU,
  *   rank-64 updates (below FT_AUTO_GPU_INTENSITY) too, a rank-512 update goes to the GPU.
@@ -1332,6 +1332,26 @@ static void small_qr(int m, int n, int protect)
     free(A1), free(A2);
 }
 
+static void small_ormqr(int m, int n, int k, int protect)
+{
+    double *A = mat(m, k), *tau = mat(k, 1), *C1 = mat(m, n), *C2, w1[64 * 65], w2[64 * 65];
+    reflectors(m, k, A, m, tau);
+    fill(m, n, C1, m);
+    C2 = dupm(C1, (size_t)m * n);
+    const int lw = 64 * 65;
+    int i1, i2;
+    const int64_t p0 = stat(FTLA_PRELOAD_DORMQR), u0 = stat(FTLA_PRELOAD_UNPROTECTED);
+    dormqr_("L", "T", &m, &n, &k, A, &m, tau, C1, &m, w1, &lw, &i1, 1, 1);
+    const int64_t dp = stat(FTLA_PRELOAD_DORMQR) - p0, du = stat(FTLA_PRELOAD_UNPROTECTED) - u0;
+    real_dormqr("L", "T", &m, &n, &k, A, &m, tau, C2, &m, w2, &lw, &i2, 1, 1);
+    CHECK(i1 == 0 && dp == protect && du == !protect && w1[0] == w2[0],
+          "dormqr_ %d x %d, k %d: info %d, %lld protected, %lld unprotected", m, n, k, i1,
+          (long long)dp, (long long)du);
+    if (!protect)
+        CHECK(same(C1, C2, (size_t)m * n), "small dormqr_: not bitwise the real routine's result");
+    free(A), free(tau), free(C1), free(C2);
+}
+
 static void test_small(void)
 {
     small_gemm(8, 8, 8, 0);
@@ -1342,6 +1362,10 @@ static void test_small(void)
     small_qr(40, 2, 0); /* 40 * 2 * 2 = 160 */
     small_qr(16, 16, 1);
     small_qr(64, 40, 1);
+    small_ormqr(8, 8, 8, 0);
+    small_ormqr(16, 16, 15, 0); /* 3840 < 4096 */
+    small_ormqr(16, 16, 16, 1);
+    small_ormqr(40, 4, 30, 1);
 }
 
 /* ---- gpu: FTLA_DEVICE=auto on a CUDA build ---------------------------------------------------- */
