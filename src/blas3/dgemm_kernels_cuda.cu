@@ -206,8 +206,10 @@ __global__ void __launch_bounds__(kThreads)
 /*
  * encode_at (dgemm_kernels.h): one warp for CPW consecutive stored columns of A (rows of op(A)
  * = A^T), its lanes striding down them (coalesced); each row of Y loaded once for the CPW
- * columns. The digest sums ft_digest_mix of the bits like the backend's digest kernel (integer
- * sums: the same value whatever the order).
+ * columns. Four row strides are loaded before any is used (4 x CPW x 256 bytes in flight a
+ * warp): with one, the warps' 1 KB each left the pass latency-bound at ~1.4 TB/s (1.49 ms for
+ * the 16384 x 16384 A of a TN product, issue 12 session 44). The digest sums the raw bits and
+ * applies the mix once (ft_digest_finish: the mix is affine), the backend digest's value.
  */
 template <int NWMAX>
 __global__ void __launch_bounds__(kThreads)
@@ -230,7 +232,30 @@ __global__ void __launch_bounds__(kThreads)
             for (int j = 0; j < NWMAX; j++) p[c][j] = 0.0;
         }
         const int nc = m - i0 < CPW ? (int)(m - i0) : CPW;
-        for (int64_t l = lane; l < k; l += 32) {
+        constexpr int U = 4; /* row strides in flight */
+        int64_t l = lane;
+        for (; l + (U - 1) * 32 < k; l += U * 32) {
+            double y[U][NWMAX], a[U][CPW];
+#pragma unroll
+            for (int u = 0; u < U; u++) {
+#pragma unroll
+                for (int j = 0; j < NWMAX; j++)
+                    y[u][j] = j < nw ? __ldg(Y + l + u * 32 + j * ldy) : 0.0;
+#pragma unroll
+                for (int c = 0; c < CPW; c++)
+                    a[u][c] = c < nc ? __ldg(A + l + u * 32 + (i0 + c) * lda) : 0.0;
+            }
+#pragma unroll
+            for (int u = 0; u < U; u++)
+#pragma unroll
+                for (int c = 0; c < CPW; c++) {
+                    s[c] += fabs(scale * a[u][c]);
+                    h[c] += (unsigned long long)__double_as_longlong(a[u][c]);
+#pragma unroll
+                    for (int j = 0; j < NWMAX; j++) p[c][j] = fma(a[u][c], y[u][j], p[c][j]);
+                }
+        }
+        for (; l < k; l += 32) {
             double y[NWMAX];
 #pragma unroll
             for (int j = 0; j < NWMAX; j++) y[j] = j < nw ? __ldg(Y + l + j * ldy) : 0.0;
@@ -239,7 +264,7 @@ __global__ void __launch_bounds__(kThreads)
                 if (c >= nc) break;
                 const double a = __ldg(A + l + (i0 + c) * lda);
                 s[c] += fabs(scale * a);
-                h[c] += ft_digest_mix((uint64_t)__double_as_longlong(a), l);
+                h[c] += (unsigned long long)__double_as_longlong(a);
 #pragma unroll
                 for (int j = 0; j < NWMAX; j++) p[c][j] = fma(a, y[j], p[c][j]);
             }
@@ -254,7 +279,7 @@ __global__ void __launch_bounds__(kThreads)
             }
             if (lane == 0 && c < nc) {
                 anorm[i0 + c] = s[c];
-                if (dig) dig[i0 + c] = h[c];
+                if (dig) dig[i0 + c] = ft_digest_finish(h[c], k);
                 for (int j = 0; j < nw; j++) P[i0 + c + j * ldp] = p[c][j];
             }
         }
