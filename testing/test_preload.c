@@ -901,16 +901,43 @@ static void test_reentrance(void)
 
 /* ---- inject: FTLA_INJECT in an unmodified program ------------------------------------------- */
 
+/* The interposer's stderr into a temporary file while the calls run, to find its lines. */
+typedef struct {
+    char path[32];
+    int saved;
+} capture_t;
+
+static int capture_begin(capture_t *c)
+{
+    snprintf(c->path, sizeof c->path, "/tmp/ftla_preload_XXXXXX");
+    const int fd = mkstemp(c->path);
+    CHECK(fd >= 0, "mkstemp");
+    if (fd < 0) return -1;
+    fflush(stderr);
+    c->saved = dup(2);
+    dup2(fd, 2);
+    close(fd);
+    return 0;
+}
+
+/* stderr back; what the calls printed into buf (len bytes at most), echoed as comments */
+static void capture_end(capture_t *c, char *buf, size_t len)
+{
+    fflush(stderr);
+    dup2(c->saved, 2);
+    close(c->saved);
+    FILE *f = fopen(c->path, "r");
+    const size_t got = f ? fread(buf, 1, len - 1, f) : 0;
+    buf[got] = '\0';
+    if (f) fclose(f);
+    unlink(c->path);
+    printf("%% stderr of the injected calls:\n%s", buf);
+}
+
 static void test_inject(void)
 {
-    /* the interposer's stderr into a file, to find its lines */
-    char path[] = "/tmp/ftla_preload_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
-    if (fd < 0) return;
-    fflush(stderr);
-    const int saved = dup(2);
-    dup2(fd, 2);
+    capture_t cap;
+    if (capture_begin(&cap)) return;
     /* dgemm call 0: C(3,5) bit 60 */
     const int m = 100, n = 90, k = 80;
     double *A = mat(m, k), *B = mat(k, n), *C0 = mat(m, n);
@@ -932,9 +959,8 @@ static void test_inject(void)
         qr_ratios(qm, qn, Q0, Q, qm, tau, &r[c][0], &r[c][1]);
         free(Q), free(Q2);
     }
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    char buf[16384];
+    capture_end(&cap, buf, sizeof buf);
     CHECK(eg <= 1.0, "dgemm_ with a fault: error %.3g x the bound against the real result", eg);
     for (int c = 0; c < 2; c++)
         CHECK(info[c] == 0 && r[c][0] < 30.0 && r[c][1] < 30.0,
@@ -947,13 +973,6 @@ static void test_inject(void)
           (long long)stat(FTLA_PRELOAD_INJECTED), (long long)stat(FTLA_PRELOAD_DETECTED),
           (long long)stat(FTLA_PRELOAD_CORRECTED), (long long)stat(FTLA_PRELOAD_FAILED));
     /* the lines FTLA_VERBOSE=1 printed */
-    char buf[16384] = "";
-    FILE *f = fopen(path, "r");
-    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    buf[got] = '\0';
-    if (f) fclose(f);
-    unlink(path);
-    printf("%% stderr of the injected calls:\n%s", buf);
     CHECK(strstr(buf, "ftla: dgemm_ #0 NN m=100 n=90 k=80:") && strstr(buf, "injected C(3,5)") &&
               strstr(buf, "corrected C(3,5)"),
           "no FTLA_VERBOSE line naming the injected and corrected element C(3,5) of dgemm_ #0");
@@ -1166,13 +1185,8 @@ static void test_dormqr(void)
  * the call) reported: info = FT_ERR_UNCORRECTABLE (< -1000) and a line naming it. */
 static void test_dormqr_inject(void)
 {
-    char path[] = "/tmp/ftla_preload_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0, "mkstemp");
-    if (fd < 0) return;
-    fflush(stderr);
-    const int saved = dup(2);
-    dup2(fd, 2);
+    capture_t cap;
+    if (capture_begin(&cap)) return;
     const int m = 300, n = 40, k = 200, lw = 40 * 64 + 65 * 64;
     double *A = mat(m, k), *tau = mat(k, 1), *C0 = mat(m, n), *w = mat(lw, 1);
     reflectors(m, k, A, m, tau);
@@ -1190,9 +1204,8 @@ static void test_dormqr_inject(void)
         e[c] = ormqr_err(mm, nn, k, m, C0, C1, C2, ldc);
         free(C1), free(C2), free(A1);
     }
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    char buf[16384];
+    capture_end(&cap, buf, sizeof buf);
     for (int c = 0; c < 3; c++)
         CHECK(info[c] == 0 && e[c] <= 1.0, "dormqr_ call %d with a fault: info %d, error %.3g",
               c, info[c], e[c]);
@@ -1204,13 +1217,6 @@ static void test_dormqr_inject(void)
           ">= 4, 3, 1)",
           (long long)stat(FTLA_PRELOAD_INJECTED), (long long)stat(FTLA_PRELOAD_DETECTED),
           (long long)stat(FTLA_PRELOAD_CORRECTED), (long long)stat(FTLA_PRELOAD_FAILED));
-    char buf[16384] = "";
-    FILE *f = fopen(path, "r");
-    size_t got = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-    buf[got] = '\0';
-    if (f) fclose(f);
-    unlink(path);
-    printf("%% stderr of the injected calls:\n%s", buf);
     CHECK(strstr(buf, "ftla: dormqr_ #0 LT m=300 n=40 k=200:") && strstr(buf, "injected C(4,3)") &&
               strstr(buf, "recomputed C(4,"),
           "no FTLA_VERBOSE line naming the injected C(4,3) of dormqr_ #0 and its recomputation");

@@ -46,6 +46,21 @@ static inline double copy_col(int64_t m, const double *restrict c, double *restr
     return mx;
 }
 
+/* sum_i w x_i in four partial sums (the order the check's rounding bound allows) */
+static inline double wsum(int64_t m, const double *x, double w)
+{
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
+    int64_t i = 0;
+    for (; i + 3 < m; i += 4) {
+        a0 = a0 + w * x[i];
+        a1 = a1 + w * x[i + 1];
+        a2 = a2 + w * x[i + 2];
+        a3 = a3 + w * x[i + 3];
+    }
+    for (; i < m; i++) a0 = a0 + w * x[i];
+    return (a0 + a1) + (a2 + a3);
+}
+
 /* sum of (x_i / 2^e)^2 for the column whose largest magnitude is below 2^e: each term <= 1 */
 static inline double col_ssq(int64_t m, const double *x, double r)
 {
@@ -74,16 +89,7 @@ FT_SIMD_CLONES double ormqr_fill(int left, int64_t m, int64_t n, const double *C
         if (left) {
             for (int64_t i = 0; i < m; i++) s[i] = s[i] + w * x[i];
         } else {
-            double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-            int64_t i = 0;
-            for (; i + 3 < m; i += 4) {
-                a0 = a0 + w * x[i];
-                a1 = a1 + w * x[i + 1];
-                a2 = a2 + w * x[i + 2];
-                a3 = a3 + w * x[i + 3];
-            }
-            for (; i < m; i++) a0 = a0 + w * x[i];
-            x[m] = (a0 + a1) + (a2 + a3);
+            x[m] = wsum(m, x, w);
         }
         if (mx > 0.0 && mx <= DBL_MAX) {
             int e;
@@ -129,16 +135,7 @@ FT_SIMD_CLONES int64_t ormqr_check(int left, int64_t m, int64_t n, const double 
     }
     for (int64_t j = 0; j < n; j++) {
         const double *x = W + j * (m + 1);
-        double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0;
-        int64_t i = 0;
-        for (; i + 3 < m; i += 4) {
-            a0 = a0 + w * x[i];
-            a1 = a1 + w * x[i + 1];
-            a2 = a2 + w * x[i + 2];
-            a3 = a3 + w * x[i + 3];
-        }
-        for (; i < m; i++) a0 = a0 + w * x[i];
-        const double d = fabs(((a0 + a1) + (a2 + a3)) - x[m]);
+        const double d = fabs(wsum(m, x, w) - x[m]);
         if (!(d <= tau)) {
             if (*first < 0) *first = j;
             bad++;
