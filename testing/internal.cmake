@@ -30,7 +30,10 @@ set_tests_properties(test_bigsizes_gpu PROPERTIES LABELS "gpu;big" TIMEOUT 900 S
 #     block computed again, a limit nothing fits in.
 #   test_stage — the copies of the caller's host matrices to and from work memory (pageable
 #     data through the pinned ring on cuda), each direction bit for bit against a plain copy.
-foreach(t test_givens test_dpanel test_reduce test_dgemm_ooc test_stage)
+#   test_dgemm_kern — ft_dgemm's kernel table (dgemm_kernels.h): the input C's one-read sums
+#     (c0_pass) bit for bit against a plain reference (`test_dgemm_kern cuda --bench` times it
+#     against block_sums 'N' on a 16384 x 4096 chunk).
+foreach(t test_givens test_dpanel test_reduce test_dgemm_ooc test_stage test_dgemm_kern)
   ftla_test_target(${t})
   target_include_directories(${t} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   add_test(NAME ${t}_cpu COMMAND ${t} cpu)

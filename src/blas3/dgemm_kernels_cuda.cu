@@ -24,100 +24,151 @@ __host__ __device__ int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b 
  * as block_sums 'N' and 'T' they were two reads of C, 2 GB each at 16384^2). A block of 4 warps
  * covers 128 rows; grid.y runs over (column block J, chunk z) items of at most kC0Chunk columns.
  * Each warp owns 32 rows (one row block I, as T is a multiple of 32): lane = row, it reads its
- * row across 32 columns at a time (each column a coalesced 256-byte read), accumulates the row
- * sums in registers and puts the 32 x 32 scaled values in shared memory; then lane = column, it
- * sums its column over the warp's 32 rows (the row weights of block I) and adds the three
- * partial column sums atomically. The row sums of a chunk are added atomically at the end.
- * Outputs are zeroed first; the weights are abft_weight_at (bit for bit abft_weight).
+ * row across 32 columns at a time (each column a coalesced 256-byte read) and accumulates the
+ * row sums in registers; when column sums are asked, it puts the 32 x 32 scaled values in its
+ * shared tile, then lane = column sums its column over the warp's 32 rows (the row weights of
+ * block I) into the warp's partial sums of the item's columns in shared memory. At the item's
+ * end the block adds the partial sums of warps in the same row block and adds them atomically
+ * (one add per column and row block, not per warp); the row sums are added atomically too.
+ *
+ * Memory parallelism (session 45): the loads of the next 32 columns are issued before the
+ * current 32 are summed (8 KB in flight a warp), and no barrier stands between groups of
+ * columns (the first version had 2 KB in flight and a block barrier each 32 columns, and read
+ * at 2.9 TB/s where block_sums 'N' reads at 4.2). The weights are exact dyadic numbers formed
+ * by one fma from the group's first (no int-to-double conversion per element), bit for bit
+ * abft_weight_at. Outputs are zeroed first.
  */
 constexpr int kC0Rows = 128;
+constexpr int kC0Warps = kC0Rows / 32;
 constexpr int64_t kC0Chunk = 256;
+constexpr size_t kC0TileDoubles = (size_t)kC0Warps * 32 * 33;
+constexpr size_t kC0Smem = (kC0TileDoubles + (size_t)kC0Warps * 3 * kC0Chunk) * sizeof(double);
+
+/* Load up to 32 values of row r (columns p, p + ldc, ...); 0 beyond ng or for rows beyond m. */
+__device__ __forceinline__ void c0_load(double (&v)[32], const double *__restrict__ p,
+                                        int64_t ldc, int ng, bool rok)
+{
+#pragma unroll
+    for (int u = 0; u < 32; u++) v[u] = (u < ng && rok) ? __ldg(p + u * ldc) : 0.0;
+}
+
+/* Sum one group of 32 columns (g, first local column gl of block J) held in v. */
+__device__ __forceinline__ void c0_group(const double (&v)[32], int ng, int64_t g, int64_t gl,
+                                         int64_t c0, bool rok, int64_t r, int64_t m, double sc,
+                                         int64_t W, double ws, double rwb, double *backup,
+                                         double (*tl)[33], double *pw, bool cols, int lane,
+                                         double &s, double &sw, double &sa)
+{
+    const double cwb = abft_weight_at(gl, W, ws); /* column g's weight; g + u's is cwb + u ws */
+    if (backup && rok) {
+        double *b = backup + r + g * m;
+#pragma unroll
+        for (int u = 0; u < 32; u++)
+            if (u < ng) b[u * m] = v[u];
+    }
+#pragma unroll
+    for (int u = 0; u < 32; u++) {
+        const double x = v[u] * sc;
+        s += x;
+        sw = fma(fma((double)u, ws, cwb), x, sw);
+        sa += fabs(x);
+        if (cols) tl[lane][u] = x;
+    }
+    if (cols) {
+        __syncwarp();
+        double a0 = 0.0, a1 = 0.0, a2 = 0.0;
+#pragma unroll
+        for (int i = 0; i < 32; i++) {
+            const double x = tl[i][lane];
+            a0 += x;
+            a1 = fma(fma((double)i, ws, rwb), x, a1); /* row rw + i's weight in block I */
+            a2 += fabs(x);
+        }
+        if (lane < ng) {
+            double *o = pw + (g - c0) + lane;
+            o[0] = a0;
+            o[kC0Chunk] = a1;
+            o[2 * kC0Chunk] = a2;
+        }
+        __syncwarp();
+    }
+}
 
 __global__ void __launch_bounds__(kC0Rows)
     c0_pass_kernel(int64_t m, int64_t n, const double *__restrict__ C0, int64_t ldc, int64_t T,
                    int64_t W, double sc, int64_t chunk, int64_t nz, double *rs, double *ra,
                    double *cs, double *ca, int64_t ldcs, double *backup)
 {
-    __shared__ double tile[kC0Rows / 32][32][33];
-    __shared__ double part[kC0Rows / 32][3][32];
+    extern __shared__ double c0_smem[]; /* kC0Smem bytes when cs, else none */
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int64_t rb0 = (int64_t)blockIdx.x * kC0Rows;
     const int64_t rw = rb0 + warp * 32; /* the warp's first row */
     const int64_t r = rw + lane;
-    const bool rok = r < m;
-    const double inv2w = abft_weight_scale(W);
+    const bool rok = r < m, cols = cs != nullptr;
+    const double ws = abft_weight_scale(W);
     const int64_t nb = ceil_div(n, T);
     const int64_t I = rw / T;
-    /* the block's rows in one row block: its warps' column sums are combined in shared memory
-     * and added once (16x fewer atomics on one address at T = 2048 than one add per warp) */
-    const bool one = rb0 / T == (imin(rb0 + kC0Rows, m) - 1) / T;
-    double (*tl)[33] = tile[warp];
+    const double rwb = abft_weight_at(rw - I * T, W, ws); /* row rw's weight; rw + i: + i ws */
+    double (*tl)[33] = reinterpret_cast<double (*)[33]>(c0_smem + (size_t)warp * 32 * 33);
+    double *part = c0_smem + kC0TileDoubles; /* [warp][3][kC0Chunk] */
+    double *pw = part + (size_t)warp * 3 * kC0Chunk;
     for (int64_t t = blockIdx.y; t < nb * nz; t += gridDim.y) {
         const int64_t J = t / nz, z = t - J * nz, j0 = J * T;
         const int64_t c0 = j0 + z * chunk, c1 = imin(imin(n, j0 + T), c0 + chunk);
         if (c0 >= c1 || rb0 >= m) continue; /* uniform over the block */
         double s = 0.0, sw = 0.0, sa = 0.0;
-        for (int64_t g = c0; g < c1; g += 32) {
-            const int ng = (int)imin(32, c1 - g);
-            const double *p = C0 + r + g * ldc;
-#pragma unroll
-            for (int q = 0; q < 32; q += 8) {
-                double xv[8]; /* eight loads in flight before they are used */
-#pragma unroll
-                for (int u = 0; u < 8; u++)
-                    xv[u] = (q + u < ng && rok) ? __ldg(p + (q + u) * ldc) : 0.0;
-#pragma unroll
-                for (int u = 0; u < 8; u++) {
-                    const int jj = q + u;
-                    if (backup && jj < ng && rok) backup[r + (g + jj) * m] = xv[u];
-                    const double x = xv[u] * sc;
-                    s += x;
-                    sw = fma(abft_weight_at(g + jj - j0, W, inv2w), x, sw);
-                    sa += fabs(x);
-                    tl[lane][jj] = x;
-                }
-            }
-            __syncwarp();
-            if (cs) { /* uniform */
-                double a0 = 0.0, a1 = 0.0, a2 = 0.0;
-#pragma unroll 8
-                for (int i = 0; i < 32; i++) {
-                    const double v = tl[i][lane];
-                    a0 += v;
-                    a1 = fma(abft_weight_at(rw + i - I * T, W, inv2w), v, a1);
-                    a2 += fabs(v);
-                }
-                const int64_t c = g + lane;
-                if (one) {
-                    part[warp][0][lane] = a0;
-                    part[warp][1][lane] = a1;
-                    part[warp][2][lane] = a2;
-                    __syncthreads();
-                    if (warp == 0 && lane < ng) {
-                        double b0 = 0.0, b1 = 0.0, b2 = 0.0;
-#pragma unroll
-                        for (int w = 0; w < kC0Rows / 32; w++) {
-                            b0 += part[w][0][lane];
-                            b1 += part[w][1][lane];
-                            b2 += part[w][2][lane];
-                        }
-                        atomicAdd(cs + c + 2 * I * ldcs, b0);
-                        atomicAdd(cs + c + (2 * I + 1) * ldcs, b1);
-                        atomicAdd(ca + c + I * ldcs, b2);
-                    }
-                    __syncthreads();
-                } else if (lane < ng && rw < m) {
-                    atomicAdd(cs + c + 2 * I * ldcs, a0);
-                    atomicAdd(cs + c + (2 * I + 1) * ldcs, a1);
-                    atomicAdd(ca + c + I * ldcs, a2);
-                }
-            }
-            __syncwarp();
+        const double *p = C0 + (rok ? r : 0) + c0 * ldc;
+        const int64_t step = 32 * ldc;
+        double va[32], vb[32];
+        c0_load(va, p, ldc, (int)imin(32, c1 - c0), rok);
+        /* two register sets in turn: the next group's loads in flight while one is summed */
+        for (int64_t g = c0; g < c1; g += 64) {
+            const int na = (int)imin(32, c1 - g);
+            const int nbn = (int)imin(32, c1 - g - 32); /* <= 0: none */
+            if (nbn > 0) c0_load(vb, p + step, ldc, nbn, rok);
+            c0_group(va, na, g, g - j0, c0, rok, r, m, sc, W, ws, rwb, backup, tl, pw, cols,
+                     lane, s, sw, sa);
+            if (nbn <= 0) break;
+            const int nan = (int)imin(32, c1 - g - 64);
+            if (nan > 0) c0_load(va, p + 2 * step, ldc, nan, rok);
+            c0_group(vb, nbn, g + 32, g + 32 - j0, c0, rok, r, m, sc, W, ws, rwb, backup, tl,
+                     pw, cols, lane, s, sw, sa);
+            p += 2 * step;
         }
         if (rok) {
             atomicAdd(rs + r + 2 * J * m, s);
             atomicAdd(rs + r + (2 * J + 1) * m, sw);
             atomicAdd(ra + r + J * m, sa);
+        }
+        if (cols) { /* uniform */
+            __syncthreads();
+            /* the warps' partial column sums, those of one row block added together */
+            for (int64_t cc = threadIdx.x; cc < c1 - c0; cc += kC0Rows) {
+                double b0 = 0.0, b1 = 0.0, b2 = 0.0;
+                int64_t Ic = -1;
+                for (int w = 0; w < kC0Warps; w++) {
+                    const int64_t rww = rb0 + 32 * w;
+                    if (rww >= m) break;
+                    const int64_t Iw = rww / T;
+                    if (Iw != Ic && Ic >= 0) {
+                        atomicAdd(cs + c0 + cc + 2 * Ic * ldcs, b0);
+                        atomicAdd(cs + c0 + cc + (2 * Ic + 1) * ldcs, b1);
+                        atomicAdd(ca + c0 + cc + Ic * ldcs, b2);
+                        b0 = b1 = b2 = 0.0;
+                    }
+                    Ic = Iw;
+                    const double *q = part + (size_t)w * 3 * kC0Chunk + cc;
+                    b0 += q[0];
+                    b1 += q[kC0Chunk];
+                    b2 += q[2 * kC0Chunk];
+                }
+                if (Ic >= 0) {
+                    atomicAdd(cs + c0 + cc + 2 * Ic * ldcs, b0);
+                    atomicAdd(cs + c0 + cc + (2 * Ic + 1) * ldcs, b1);
+                    atomicAdd(ca + c0 + cc + Ic * ldcs, b2);
+                }
+            }
+            __syncthreads();
         }
     }
 }
@@ -405,8 +456,17 @@ static int c_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int6
     const int64_t chunk = T < kC0Chunk ? T : kC0Chunk, nz = ceil_div(T, chunk);
     const int64_t items = nb * nz;
     const dim3 grid((unsigned)ceil_div(m, kC0Rows), (unsigned)imin(items, 65535));
-    c0_pass_kernel<<<grid, kC0Rows, 0, s>>>(m, n, C0, ldc, T, abft_wden(T), scale, chunk, nz, rs,
-                                            ra, cs, ca, ldcs, backup);
+    static int raised[64]; /* the block's shared memory is above the 48 KB default */
+    int dev = 0;
+    FTLA_CUDA_TRY(cudaGetDevice(&dev));
+    if (cs && (dev < 0 || dev >= 64 || !raised[dev])) {
+        FTLA_CUDA_TRY(cudaFuncSetAttribute(c0_pass_kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)kC0Smem));
+        if (dev >= 0 && dev < 64) raised[dev] = 1;
+    }
+    c0_pass_kernel<<<grid, kC0Rows, cs ? kC0Smem : 0, s>>>(m, n, C0, ldc, T, abft_wden(T), scale,
+                                                          chunk, nz, rs, ra, cs, ca, ldcs, backup);
     FTLA_CUDA_TRY(cudaGetLastError());
     return FT_SUCCESS;
 }
