@@ -79,7 +79,13 @@ build_lib() {
         cmake -S "$src" -B "$dir" "${cmake_args[@]}" "${prefix_args[@]}" -DBUILD_TESTING=OFF ||
             die "configuring $src failed"
     fi
-    cmake --build "$dir" -j"$jobs" --target ftla || die "building ftla in $dir failed"
+    # the static archive: target ftla_static (libftla.a) since the shared library became the
+    # target ftla; older trees built libftla.a as target ftla
+    if grep -q 'ftla_static' "$src/CMakeLists.txt"; then
+        cmake --build "$dir" -j"$jobs" --target ftla_static || die "building ftla in $dir failed"
+    else
+        cmake --build "$dir" -j"$jobs" --target ftla || die "building ftla in $dir failed"
+    fi
     [ -f "$dir/libftla.a" ] || die "$dir/libftla.a not found (a static build is needed)"
 }
 
