@@ -417,7 +417,8 @@ int dgemm_protected(gemm_t *g)
  * campaign's silent faults below the limit were such). The digests are exact (bitwise), so any
  * change is seen. C was computed from the changed values and there is no clean copy to repair
  * from: reported, FT_ERR_UNCORRECTABLE, one event per operand (its first changed stored
- * column). Needs hdg on the host (copied on the main queue, synced). */
+ * column). Needs hdg on the host (copied on the side queue, which the main queue waits for
+ * before its last sync). */
 int dgemm_operands_changed(gemm_t *g, int *changed)
 {
     FT_CHECK(g->be->sync(g->qm));
@@ -463,10 +464,13 @@ static int dgemm_checked(gemm_t *g)
                            g->beta, g->C, g->ldc));
     FT_CHECK(be->event_record(g->ev1, g->qm));
     FT_CHECK(be->fork(g->qs, g->qm));
-    if (g->check_operands) { /* the operands as the product left them */
-        FT_CHECK(dgemm_digest_operands(g, g->qm, g->dg1));
+    if (g->check_operands) {
+        /* the operands as the product left them: on the side queue, beside the result's sums
+         * on the main queue (three reads that the verification waits for together) */
+        FT_CHECK(be->fork(g->qm, g->qs));
+        FT_CHECK(dgemm_digest_operands(g, g->qs, g->dg1));
         const int64_t nd = 2 * (g->nca + g->ncb);
-        FT_CHECK(be->get_matrix(g->qm, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
+        FT_CHECK(be->get_matrix(g->qs, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
     }
 
     /* faults "during the computation": in the result, or in the predicted checksums */
@@ -479,6 +483,7 @@ static int dgemm_checked(gemm_t *g)
     /* verify every (row, column block) */
     if (!early_sums)
         FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->sig, g->CS, m, g->CA, m));
+    if (g->check_operands) FT_CHECK(be->fork(g->qs, g->qm)); /* the digests in hdg at the sync */
     dgemm_rowcheck_args_t args = {.m = m, .n = n, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
                                   .beta = g->beta, .tol = g->pol.tol, .rsig = g->rsig, .sums = g->CS,
                                   .abss = g->CA, .pred = g->P, .anorm = g->anorm,
