@@ -10,6 +10,10 @@
  *     the column sums and the backup; sizes not multiples of the warp, the tile or the kernel's
  *     chunk of columns. The cuda kernel declines tiles that are not multiples of 32 (returns 1,
  *     the driver's separate passes); the host handles every tile.
+ *   - sums_digest (cuda; the host has none and the driver reads twice): the block sums and the
+ *     digests of the stored columns in one read, against block_sums and digest on the same
+ *     backend, bit for bit (integer data), 'N' and 'T', with and without the plain and weighted
+ *     sums, blocks split into items or whole, a NaN and a -0.
  *
  *   test_dgemm_kern cpu|cuda [--small]   (--small: sizes up to 300, for compute-sanitizer)
  *   test_dgemm_kern cuda --bench         c0_pass on 16384 x 4096 (T = 2048, a chunk of the
@@ -135,6 +139,67 @@ static void c0_case(env_t *e, tu_rng_t *rng, int64_t m, int64_t n, int64_t T, in
     free(C), free(R), free(X);
 }
 
+/* sums_digest against block_sums and digest on the same backend (integer data: the sums are
+ * exact, so bit for bit whatever the order); with = the plain and weighted sums asked too. */
+static void sd_case(env_t *e, tu_rng_t *rng, char trans, int64_t rows, int64_t cols, int64_t T,
+                    int with)
+{
+    const int nt = trans == 'N';
+    const int64_t sr = nt ? rows : cols, sc = nt ? cols : rows; /* X stored sr x sc */
+    const int64_t ldx = sr + 2, nb = (cols + T - 1) / T, lds = rows + 1, ldabs = rows + 3;
+    const int64_t ns = 2 * nb * lds, na = nb * ldabs, nd = sc; /* nd digests (uint64 as double) */
+    const int64_t need = ldx * sc + 2 * (ns + na + nd);
+    TU_CHECK(need <= e->nw, "sd_case %lld x %lld needs %lld doubles", (long long)rows,
+             (long long)cols, (long long)need);
+    if (need > e->nw) return;
+    double *X = tu_malloc(ldx * sc), *R = tu_malloc(ns + na + nd), *G = tu_malloc(ns + na + nd);
+    for (int64_t x = 0; x < ldx * sc; x++)
+        X[x] = (double)((int64_t)(tu_uniform(rng) * 2097152.0) - 1048576) * 0x1p-7;
+    if (sr > 3 && sc > 3) X[3 + 2 * ldx] = NAN, X[1 + 3 * ldx] = -0.0;
+    for (int64_t x = 0; x < ns + na + nd; x++) R[x] = G[x] = -3.5;
+    double *dX = e->w, *dR = dX + ldx * sc, *dG = dR + ns + na + nd;
+    const ft_backend_t *be = e->be;
+    int st = be->set_matrix(e->q, ldx, sc, X, ldx, dX, ldx);
+    if (!st) st = be->set_matrix(e->q, ns + na + nd, 1, R, 1, dR, 1);
+    if (!st) st = be->set_matrix(e->q, ns + na + nd, 1, G, 1, dG, 1);
+    /* the reference: block_sums and digest */
+    if (!st)
+        st = be->block_sums(e->q, trans, rows, cols, dX, ldx, T, 0.25, with ? dR : NULL, lds,
+                            dR + ns, ldabs);
+    if (!st) st = be->digest(e->q, sr, sc, dX, ldx, (uint64_t *)(dR + ns + na));
+    int fs = 0;
+    if (!st) {
+        fs = e->k->sums_digest(e->q, trans, rows, cols, dX, ldx, T, 0.25, with ? dG : NULL, lds,
+                               dG + ns, ldabs, (uint64_t *)(dG + ns + na));
+        st = fs < 0 ? fs : 0;
+    }
+    TU_CHECK(fs == 0, "sums_digest %c %lld x %lld T %lld declined (%d)", trans, (long long)rows,
+             (long long)cols, (long long)T, fs);
+    if (!st) st = be->get_matrix(e->q, ns + na + nd, 1, dR, 1, R, 1);
+    if (!st) st = be->get_matrix(e->q, ns + na + nd, 1, dG, 1, G, 1);
+    if (!st) st = be->sync(e->q);
+    TU_CHECK(st == 0, "sums_digest %c %lld x %lld: %s", trans, (long long)rows, (long long)cols,
+             ft_strerror(st));
+    if (!st && fs == 0) {
+        int64_t bad = -1;
+        for (int64_t J = 0; J < nb && bad < 0; J++)
+            for (int64_t i = 0; i < rows && bad < 0; i++) {
+                const int64_t xs[3] = {i + 2 * J * lds, i + (2 * J + 1) * lds, ns + i + J * ldabs};
+                for (int c = with ? 0 : 2; c < 3 && bad < 0; c++)
+                    if (!same_nan(G[xs[c]], R[xs[c]])) bad = xs[c];
+            }
+        TU_CHECK(bad < 0, "sums_digest %c %lld x %lld T %lld with %d: sums[%lld] = %.17g, "
+                 "block_sums %.17g", trans, (long long)rows, (long long)cols, (long long)T, with,
+                 (long long)bad, bad < 0 ? 0.0 : G[bad], bad < 0 ? 0.0 : R[bad]);
+        bad = -1;
+        for (int64_t c = 0; c < nd && bad < 0; c++)
+            if (memcmp(&G[ns + na + c], &R[ns + na + c], sizeof(double))) bad = c;
+        TU_CHECK(bad < 0, "sums_digest %c %lld x %lld T %lld: digest of column %lld differs",
+                 trans, (long long)rows, (long long)cols, (long long)T, (long long)bad);
+    }
+    free(X), free(R), free(G);
+}
+
 static int cmpd(const void *a, const void *b)
 {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -147,8 +212,8 @@ static void bench(env_t *e, tu_rng_t *rng)
     double *C = e->w, *rs = C + m * n, *ra = rs + 2 * m * nb, *cs = ra + m * nb,
            *ca = cs + 2 * mb * n, *bk = ca + mb * n;
     double *col = tu_malloc(m);
-    for (int64_t j = 0; j < n; j += 256) { /* the values do not matter to speed */
-        tu_fill(rng, m, 1, col, m);
+    for (int64_t j = 0; j < n; j++) { /* every page written; the values do not matter */
+        if (j % 256 == 0) tu_fill(rng, m, 1, col, m);
         e->be->set_matrix(e->q, m, 1, col, m, C + j * m, m);
     }
     free(col);
@@ -156,8 +221,11 @@ static void bench(env_t *e, tu_rng_t *rng)
            (long long)n, (long long)T, e->be->kind == FT_DEVICE_CUDA ? "cuda" : "host");
     printf("%%  what                       ms(med)   min     max     GB/s read\n");
     const char *nm[] = {"c0_pass rows+cols", "c0_pass rows", "c0_pass rows+cols+backup",
-                        "block_sums N"};
-    for (int op = 0; op < 4; op++) {
+                        "block_sums N", "sums_digest N", "block_sums N + digest",
+                        "sums_digest N abs (T = n)", "block_sums N abs + digest"};
+    uint64_t *dig = (uint64_t *)bk; /* n digests */
+    for (int op = 0; op < 8; op++) {
+        if (op >= 4 && !e->k->sums_digest) break;
         double t[9];
         for (int r = -2; r < 9; r++) {
             e->be->sync(e->q);
@@ -165,7 +233,14 @@ static void bench(env_t *e, tu_rng_t *rng)
             int st;
             if (op == 3)
                 st = e->be->block_sums(e->q, 'N', m, n, C, m, T, 1.0, rs, m, ra, m);
-            else
+            else if (op == 4 || op == 6)
+                st = e->k->sums_digest(e->q, 'N', m, n, C, m, op == 4 ? T : n, 1.0,
+                                       op == 4 ? rs : NULL, m, ra, m, dig);
+            else if (op == 5 || op == 7) {
+                st = e->be->block_sums(e->q, 'N', m, n, C, m, op == 5 ? T : n, 1.0,
+                                       op == 5 ? rs : NULL, m, ra, m);
+                if (!st) st = e->be->digest(e->q, m, n, C, m, dig);
+            } else
                 st = e->k->c0_pass(e->q, m, n, C, m, T, 1.0, rs, ra, op != 1 ? cs : NULL,
                                    op != 1 ? ca : NULL, n, op == 2 ? bk : NULL);
             e->be->sync(e->q);
@@ -220,6 +295,23 @@ int main(int argc, char **argv)
                 c0_case(&e, &rng, m, n, T, cols, bk, ldcs, scales[(s + v) % 3], v == 5);
             }
         }
+    }
+    if (!do_bench && e.k && dev == FT_DEVICE_CUDA) {
+        TU_CHECK(e.k->sums_digest != NULL, "the cuda backend has no sums_digest");
+        /* rows, cols, T: one and several column blocks, items split (atomic sums) or whole,
+         * rows not a multiple of the block's 256, the norms' T = cols */
+        const int64_t sh[][3] = {{1, 1, 1},       {5, 3, 2},        {300, 7, 7},
+                                 {257, 300, 64},  {1000, 700, 128}, {2049, 2048, 2048},
+                                 {33, 4100, 1024}, {4100, 33, 33},  {700, 3000, 3000}};
+        for (size_t s = 0; s < sizeof sh / sizeof sh[0]; s++) {
+            if (small && (sh[s][0] > 300 || sh[s][1] > 300)) continue;
+            for (int t = 0; t < 2; t++)
+                for (int with = 0; with < 2; with++)
+                    sd_case(&e, &rng, t ? 'T' : 'N', sh[s][0], sh[s][1], sh[s][2], with);
+        }
+    } else if (!do_bench && e.k) {
+        TU_CHECK(e.k->sums_digest == NULL, "the host backend's sums_digest is untested here");
+        printf("# sums_digest: none on this backend (the driver's separate passes)\n");
     }
     ft_call_end(&e.c, st);
     return tu_finish();

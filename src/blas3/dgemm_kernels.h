@@ -105,6 +105,14 @@ typedef struct dgemm_kernels {
     int (*encode_an)(ft_queue_t *q, int64_t m, int64_t k, const double *A, int64_t lda,
                      const double *Y, int64_t ldy, int nw, double scale, double *anorm,
                      double *P, int64_t ldp, uint64_t *dig);
+    /* Optional (NULL, or 1 before any work: the driver's separate passes). block_sums(q, trans,
+     * rows, cols, X, ldx, T, scale, sums, lds, abss, ldabs) — sums may be NULL (the absolute
+     * sums alone), abss may not — and, from the same read, dig[c] = the digest (backend.h) of
+     * stored column c of X: cols of them for trans 'N' (X rows x cols), rows for 'T' (X stored
+     * cols x rows). The sums may differ from block_sums' by the order of the additions. */
+    int (*sums_digest)(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
+                       int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
+                       double *abss, int64_t ldabs, uint64_t *dig);
 } dgemm_kernels_t;
 
 /* The vote of one element (both backends): 0 all equal, 1 outvoted or corrected, 2 all differ.

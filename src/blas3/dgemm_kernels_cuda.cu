@@ -18,6 +18,7 @@ constexpr unsigned kFullMask = 0xffffffffu;
 
 __host__ __device__ int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 __host__ __device__ int64_t ceil_div(int64_t a, int64_t b) { return (a - 1) / b + 1; } /* a >= 1, b >= 1 */
+__host__ __device__ int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 
 /*
  * c0_pass: the input C's block row sums, block column sums and backup in one read (issue 12:
@@ -337,6 +338,183 @@ __global__ void __launch_bounds__(kThreads)
     }
 }
 
+/*
+ * sums_digest (dgemm_kernels.h): block_sums and the operand digest in one read of X (issue 12,
+ * session 45: the encoding read B twice and A three times on squares, block sums or norms, the
+ * digest, the product P; every read there costs its bytes at HBM rate, as no block of another
+ * kernel fits beside cuBLAS's product on a multiprocessor).
+ *
+ * 'N' (X rows x cols, the stored columns are X's): one thread a row as block_sums 'N' (a warp
+ * reads 32 consecutive rows of a column, four columns in flight), items of at most kSdChunk
+ * columns. The digest of a stored column is K2 (sum of its bit patterns) + K2 K1 rows(rows-1)/2
+ * (ft_digest_finish, affine): each warp sums its 32 rows' bits (three 22-bit pieces, exact in
+ * 32-bit warp reductions), the block adds its warps' sums from shared memory at the item's end
+ * and adds K2 times that into dig atomically (mod 2^64, so in any order); the blocks of row 0
+ * also add the constant term once a column.
+ * 'T' (X' = X^T rows x cols, X stored cols x rows: stored column r is row r of X'): one warp a
+ * row as block_sums 'T'; each lane sums its elements' bits, a shuffle reduction, lane 0 adds
+ * K2 times the sum (and, for the first item, the constant) atomically.
+ * dig is zeroed first; the sums are stored, or added atomically into zeroed outputs when a
+ * block of columns is split into several items.
+ */
+constexpr int64_t kSdChunk = 256;
+constexpr unsigned long long kDigK2 = 0xbf58476d1ce4e5b9ull;
+
+/* The sum over the warp of a 64-bit value, mod 2^64 (every lane gets it). */
+__device__ __forceinline__ unsigned long long warp_sum_u64(unsigned long long b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned p0 = __reduce_add_sync(kFullMask, (unsigned)(b & 0x3fffffull));
+    const unsigned p1 = __reduce_add_sync(kFullMask, (unsigned)((b >> 22) & 0x3fffffull));
+    const unsigned p2 = __reduce_add_sync(kFullMask, (unsigned)(b >> 44));
+    return (unsigned long long)p0 + ((unsigned long long)p1 << 22) +
+           ((unsigned long long)p2 << 44);
+#else
+    for (int off = 16; off > 0; off >>= 1) b += __shfl_xor_sync(kFullMask, b, off);
+    return b;
+#endif
+}
+
+template <bool SUMS, bool ATOMIC>
+__global__ void __launch_bounds__(kThreads)
+    sd_n_kernel(int64_t rows, int64_t cols, const double *__restrict__ X, int64_t ldx, int64_t T,
+                int64_t W, int64_t nz, int64_t chunk, double sc, double *sums, int64_t lds,
+                double *abss, int64_t ldabs, unsigned long long *dig)
+{
+    __shared__ unsigned long long part[kThreads / 32][kSdChunk];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int64_t r = (int64_t)blockIdx.x * kThreads + threadIdx.x;
+    const bool rok = r < rows;
+    const double ws = abft_weight_scale(W);
+    const int64_t nb = ceil_div(cols, T);
+    const unsigned long long fin0 = blockIdx.x == 0 ? ft_digest_finish(0, rows) : 0ull;
+    for (int64_t t = blockIdx.y; t < nb * nz; t += gridDim.y) {
+        const int64_t J = t / nz, z = t - J * nz, j0 = J * T;
+        const int64_t c0 = j0 + z * chunk, c1 = imin(imin(cols, j0 + T), c0 + chunk);
+        if (c0 >= c1) continue; /* uniform over the block */
+        double s = 0.0, sw = 0.0, sa = 0.0;
+        const double *p = X + (rok ? r : 0) + c0 * ldx;
+        for (int64_t j = c0; j < c1; j += 4, p += 4 * ldx) {
+            double x[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) x[u] = (rok && j + u < c1) ? __ldg(p + u * ldx) : 0.0;
+            const double wb = abft_weight_at(j - j0, W, ws);
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                if (j + u >= c1) break; /* uniform */
+                const double v = x[u] * sc;
+                if (SUMS) {
+                    s += v;
+                    sw = fma(fma((double)u, ws, wb), v, sw);
+                }
+                sa += fabs(v);
+                const unsigned long long h =
+                    warp_sum_u64((unsigned long long)__double_as_longlong(x[u]));
+                if (lane == 0) part[warp][j + u - c0] = h;
+            }
+        }
+        if (rok) {
+            if (SUMS) {
+                double *o = sums + r + 2 * J * lds;
+                if (ATOMIC) atomicAdd(o, s), atomicAdd(o + lds, sw);
+                else o[0] = s, o[lds] = sw;
+            }
+            double *o = abss + r + J * ldabs;
+            if (ATOMIC) atomicAdd(o, sa);
+            else *o = sa;
+        }
+        __syncthreads();
+        for (int64_t cc = threadIdx.x; cc < c1 - c0; cc += kThreads) {
+            unsigned long long h = 0ull;
+#pragma unroll
+            for (int w = 0; w < kThreads / 32; w++) h += part[w][cc];
+            atomicAdd(dig + c0 + cc, h * kDigK2 + fin0);
+        }
+        __syncthreads();
+    }
+}
+
+template <bool SUMS, bool ATOMIC>
+__global__ void __launch_bounds__(kThreads)
+    sd_t_kernel(int64_t rows, int64_t cols, const double *__restrict__ X, int64_t ldx, int64_t T,
+                int64_t W, int64_t nz, int64_t chunk, double sc, double *sums, int64_t lds,
+                double *abss, int64_t ldabs, unsigned long long *dig)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t r = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (r >= rows) return; /* whole warps leave together */
+    const double *__restrict__ x = X + r * ldx;
+    const double ws = abft_weight_scale(W);
+    const int64_t nb = ceil_div(cols, T);
+    for (int64_t t = blockIdx.y; t < nb * nz; t += gridDim.y) {
+        const int64_t J = t / nz, z = t - J * nz, j0 = J * T;
+        const int64_t c0 = j0 + z * chunk, c1 = imin(imin(cols, j0 + T), c0 + chunk);
+        if (c0 >= c1) continue; /* uniform over the warp */
+        double s = 0.0, sw = 0.0, sa = 0.0;
+        unsigned long long h = 0ull;
+        int64_t j = c0 + lane;
+        for (; j + 96 < c1; j += 128) {
+            double v[4];
+#pragma unroll
+            for (int u = 0; u < 4; u++) v[u] = __ldg(x + j + 32 * u);
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                h += (unsigned long long)__double_as_longlong(v[u]);
+                const double y = v[u] * sc;
+                if (SUMS) {
+                    s += y;
+                    sw = fma(abft_weight_at(j + 32 * u - j0, W, ws), y, sw);
+                }
+                sa += fabs(y);
+            }
+        }
+        for (; j < c1; j += 32) {
+            const double v = __ldg(x + j);
+            h += (unsigned long long)__double_as_longlong(v);
+            const double y = v * sc;
+            if (SUMS) {
+                s += y;
+                sw = fma(abft_weight_at(j - j0, W, ws), y, sw);
+            }
+            sa += fabs(y);
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            if (SUMS) {
+                s += __shfl_down_sync(kFullMask, s, off);
+                sw += __shfl_down_sync(kFullMask, sw, off);
+            }
+            sa += __shfl_down_sync(kFullMask, sa, off);
+            h += __shfl_down_sync(kFullMask, h, off);
+        }
+        if (lane == 0) {
+            if (SUMS) {
+                double *o = sums + r + 2 * J * lds;
+                if (ATOMIC) atomicAdd(o, s), atomicAdd(o + lds, sw);
+                else o[0] = s, o[lds] = sw;
+            }
+            double *o = abss + r + J * ldabs;
+            if (ATOMIC) atomicAdd(o, sa);
+            else *o = sa;
+            atomicAdd(dig + r, h * kDigK2 + (t == 0 ? ft_digest_finish(0, cols) : 0ull));
+        }
+    }
+}
+
+template <bool SUMS, bool ATOMIC>
+void sd_launch(bool notrans, dim3 grid, cudaStream_t st, int64_t rows, int64_t cols,
+               const double *X, int64_t ldx, int64_t T, int64_t nz, int64_t chunk, double sc,
+               double *sums, int64_t lds, double *abss, int64_t ldabs, unsigned long long *dig)
+{
+    if (notrans)
+        sd_n_kernel<SUMS, ATOMIC><<<grid, kThreads, 0, st>>>(rows, cols, X, ldx, T, abft_wden(T),
+                                                             nz, chunk, sc, sums, lds, abss,
+                                                             ldabs, dig);
+    else
+        sd_t_kernel<SUMS, ATOMIC><<<grid, kThreads, 0, st>>>(rows, cols, X, ldx, T, abft_wden(T),
+                                                             nz, chunk, sc, sums, lds, abss,
+                                                             ldabs, dig);
+}
+
 } /* namespace */
 
 extern "C" {
@@ -471,7 +649,59 @@ static int c_c0_pass(ft_queue_t *q, int64_t m, int64_t n, const double *C0, int6
     return FT_SUCCESS;
 }
 
-static const dgemm_kernels_t g_cuda = {c_verify_rows, c_c0_pass, c_tmr_vote, c_encode_at};
+static int c_sums_digest(ft_queue_t *q, char trans, int64_t rows, int64_t cols, const double *X,
+                         int64_t ldx, int64_t T, double scale, double *sums, int64_t lds,
+                         double *abss, int64_t ldabs, uint64_t *dig)
+{
+    if (rows < 1 || cols < 1 || T < 1 || !X || !abss || !dig) return 1; /* the separate passes */
+    const bool notrans = ft_is_notrans(trans);
+    if (!notrans && !ft_is_trans(trans)) return FT_ERR_INTERNAL;
+    const int64_t nb = ceil_div(cols, T), tw = imin(T, cols);
+    if (notrans ? (cols > 1 && ldx < rows) : (rows > 1 && ldx < cols)) return FT_ERR_INTERNAL;
+    if ((sums && lds < rows) || (nb > 1 && ldabs < rows)) return FT_ERR_INTERNAL;
+    cudaStream_t s = ftla_cuda_queue_stream(q);
+    const int64_t nsm = ftla_cuda_queue_sm_count(q);
+    /* items as block_sums (about four waves of resident blocks, chunks of at least 64 / 256
+     * columns), and for 'N' at most kSdChunk columns (the block's digest sums in shared memory) */
+    const int64_t rgroups = notrans ? ceil_div(rows, kThreads) : ceil_div(rows, kThreads / 32);
+    if (rgroups > 0x7fffffff) return FT_ERR_TOO_LARGE;
+    const int64_t units = notrans ? rgroups * nb : rows * nb;
+    const int64_t want = notrans ? 32 * nsm : 256 * nsm, min_chunk = notrans ? 64 : 256;
+    int64_t nz = 1;
+    if (units < want) nz = imax(1, imin(ceil_div(want, units), tw / min_chunk));
+    if (notrans) nz = imax(nz, ceil_div(tw, kSdChunk));
+    const int64_t chunk = ceil_div(tw, nz);
+    nz = ceil_div(tw, chunk);
+    const bool atomic = nz > 1;
+    if (atomic) {
+        if (sums)
+            FTLA_CUDA_TRY(cudaMemset2DAsync(sums, (size_t)lds * sizeof(double), 0,
+                                            (size_t)rows * sizeof(double), (size_t)(2 * nb), s));
+        FTLA_CUDA_TRY(cudaMemset2DAsync(abss, (size_t)(nb > 1 ? ldabs : rows) * sizeof(double),
+                                        0, (size_t)rows * sizeof(double), (size_t)nb, s));
+    }
+    const int64_t ndig = notrans ? cols : rows;
+    FTLA_CUDA_TRY(cudaMemsetAsync(dig, 0, (size_t)ndig * sizeof(uint64_t), s));
+    const dim3 grid((unsigned)rgroups, (unsigned)imin(nb * nz, 65535));
+    unsigned long long *d = (unsigned long long *)dig;
+    if (sums && atomic)
+        sd_launch<true, true>(notrans, grid, s, rows, cols, X, ldx, T, nz, chunk, scale, sums, lds, abss, ldabs, d);
+    else if (sums)
+        sd_launch<true, false>(notrans, grid, s, rows, cols, X, ldx, T, nz, chunk, scale, sums, lds, abss, ldabs, d);
+    else if (atomic)
+        sd_launch<false, true>(notrans, grid, s, rows, cols, X, ldx, T, nz, chunk, scale, sums, lds, abss, ldabs, d);
+    else
+        sd_launch<false, false>(notrans, grid, s, rows, cols, X, ldx, T, nz, chunk, scale, sums, lds, abss, ldabs, d);
+    FTLA_CUDA_TRY(cudaGetLastError());
+    return FT_SUCCESS;
+}
+
+static const dgemm_kernels_t g_cuda = {.verify_rows = c_verify_rows,
+                                       .c0_pass = c_c0_pass,
+                                       .tmr_vote = c_tmr_vote,
+                                       .encode_at = c_encode_at,
+                                       .encode_an = NULL,
+                                       .sums_digest = c_sums_digest};
 
 const dgemm_kernels_t *dgemm_kernels_cuda(void) { return &g_cuda; }
 

@@ -373,7 +373,16 @@ int dgemm_protected(gemm_t *g)
     /* encode on the side queue while the product runs on the main queue */
     ft_queue_t *qe = g->pol.serial_encode ? g->qm : g->qs;
     FT_CHECK(be->fork(g->qm, g->qs));
-    FT_CHECK(be->block_sums(qe, g->tb, k, n, g->B, g->ldb, T, sig, g->Y, k, g->Z, k));
+    /* op(B)'s block sums, with B's digests from the same read where the backend has the fused
+     * pass (every read of an operand here costs its bytes: docs/dgemm.md "Cost") */
+    int bdig = 0;
+    if (g->check_operands && g->kern->sums_digest && k > 0) {
+        const int st = g->kern->sums_digest(qe, g->tb, k, n, g->B, g->ldb, T, sig, g->Y, k,
+                                            g->Z, k, g->dg0 + g->nca);
+        if (st < 0) return st;
+        bdig = st == 0;
+    }
+    if (!bdig) FT_CHECK(be->block_sums(qe, g->tb, k, n, g->B, g->ldb, T, sig, g->Y, k, g->Z, k));
     FT_CHECK(be->col_absmax(qe, k, nb, g->Z, k, g->zmax));
     /* op(A): its norms, the prediction P and its digests in one read where the backend has the
      * fused kernel (A is read three times otherwise: 2 GB each at 16384 x 16384 on the GPU; on
@@ -390,15 +399,25 @@ int dgemm_protected(gemm_t *g)
         if (st < 0) return st;
         fused = st == 0;
     }
+    const int64_t ra = ft_is_notrans(g->ta) ? m : k, rb = ft_is_notrans(g->tb) ? k : n;
     if (!fused) {
-        FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, sig, NULL, 0, g->anorm, m));
+        /* the norms of op(A), with A's digests where fused; then P in a product of its own */
+        int adig = 0;
+        if (g->check_operands && g->kern->sums_digest && k > 0) {
+            const int st = g->kern->sums_digest(qe, g->ta, m, k, g->A, g->lda, k, sig, NULL, 0,
+                                                g->anorm, m, g->dg0);
+            if (st < 0) return st;
+            adig = st == 0;
+        }
+        if (!adig)
+            FT_CHECK(be->block_sums(qe, g->ta, m, k, g->A, g->lda, k, sig, NULL, 0, g->anorm, m));
         FT_CHECK(be->dgemm(qe, g->ta, 'N', m, 2 * nb, k, 1.0, g->A, g->lda, g->Y, k, 0.0, g->P,
                            m));
-        if (g->check_operands) FT_CHECK(dgemm_digest_operands(g, qe, g->dg0)); /* as read */
-    } else if (g->check_operands) { /* B's digests (A's came with the encoding) */
-        const int64_t rb = ft_is_notrans(g->tb) ? k : g->n;
-        FT_CHECK(be->digest(qe, rb, g->ncb, g->B, g->ldb, g->dg0 + g->nca));
+        if (g->check_operands && !adig) /* as read */
+            FT_CHECK(be->digest(qe, ra, g->nca, g->A, g->lda, g->dg0));
     }
+    if (g->check_operands && !bdig) /* B's digests, unless they came with its sums */
+        FT_CHECK(be->digest(qe, rb, g->ncb, g->B, g->ldb, g->dg0 + g->nca));
 
     /* input corruption: after the encoding has read the operands, before the product does (the
      * product then waits for the encoding; only when an operand fault is planned: a call with a
