@@ -45,7 +45,7 @@ typedef struct {
     int m, n, k; /* -m -n -k (all three), else 0 */
     char ta, tb;
     double alpha, beta;
-    int runs, warmup, inject, tile, host, pinned, opcheck, tmr, verbose;
+    int runs, warmup, inject, tile, host, pinned, opcheck, tmr, verbose, trace;
     double limit;
     uint64_t seed;
 } opts_t;
@@ -58,7 +58,8 @@ static void usage(const char *p)
             "usage: %s [-N n[,n...]] [-m M -n N -k K] [--transa N|T] [--transb N|T] [--beta b]\n"
             "          [--alpha a] [--runs R] [--warmup W] [--inject F] [--tile T] [--host]\n"
             "          [--pinned] [--seed S] [--operand-check -1|0|1] [--tmr] [--limit BYTES]\n"
-            "          [--verbose V]  (ftla's log level, policy.verbose: 3 prints its timings)\n",
+            "          [--verbose V]  (ftla's log level, policy.verbose: 3 prints its timings)\n"
+            "          [--trace N]  (after the timed runs, the timeline of N ftla-on calls)\n",
             p);
     exit(2);
 }
@@ -103,6 +104,7 @@ static void parse(int argc, char **argv, opts_t *o)
         else if (!strcmp(a, "--operand-check"))
             o->opcheck = bench_parse_int(v, a, -1, 1), i++;
         else if (!strcmp(a, "--verbose")) o->verbose = bench_parse_int(v, a, 0, 3), i++;
+        else if (!strcmp(a, "--trace")) o->trace = bench_parse_int(v, a, 0, 100), i++;
         else if (!strcmp(a, "--seed")) o->seed = (uint64_t)bench_parse_int(v, a, 0, INT_MAX), i++;
         else usage(argv[0]);
     }
@@ -293,6 +295,26 @@ static void run_shape(const opts_t *o, int m, int n, int k, cudaStream_t stream,
         bench_row_t *r = bench_add_row("dgemm", o->host ? "host" : "dev", m, n, k, param,
                                        &ser[meth], flops, &ser[M_PEER], NULL, o->inject, ok);
         bench_print_row_human(r, 1e12);
+    }
+    if (o->trace > 0) { /* the timeline of ftla-on calls after the timed ones (not timed) */
+        ft_span_t *sp = malloc(256 * sizeof *sp);
+        ft_trace_t tr = {.spans = sp, .capacity = sp ? 256 : 0};
+        for (int c = 0; c < o->trace && sp; c++) {
+            ft_report_t rep;
+            int st;
+            BENCH_FT(ft_context_set_trace(ctx, &tr));
+            timed_call(&s, M_ON, o->inject, &rep, &st);
+            BENCH_FT(ft_context_set_trace(ctx, NULL));
+            printf("%% timeline of an ftla-on call (%d of %d): %.1f us in the call, %lld spans"
+                   "%s\n%%   lane   phase        start_us   end_us    dur_us\n",
+                   c + 1, o->trace, 1e6 * tr.total, (long long)tr.count,
+                   tr.dropped ? " (some dropped)" : "");
+            for (int64_t i = 0; i < tr.count; i++)
+                printf("%%   %-6s %-10s %9.1f %9.1f %9.1f\n", ft_lane_name(sp[i].lane),
+                       ft_phase_name(sp[i].phase), 1e6 * sp[i].t0, 1e6 * sp[i].t1,
+                       1e6 * (sp[i].t1 - sp[i].t0));
+        }
+        free(sp);
     }
     fflush(stdout);
 

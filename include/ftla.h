@@ -484,7 +484,10 @@ typedef struct {
     double total;
 } ft_trace_t;
 
-/** Trace the next calls on ctx into trace (NULL: stop). Only ft_dgeqrf records spans today;
+/** Trace the next calls on ctx into trace (NULL: stop). ft_dgeqrf and the protected path of
+ *  ft_dgemm record spans (ft_dgemm: UPDATE = the product on MAIN, ENCODE the checksums of the
+ *  operands, VERIFY the result's sums, AFTER the operands' digests after the product, and the
+ *  host's ISSUE, WAIT and CHECKS); the other routines none;
  *  tracing adds a few microseconds of host time per span (two events on a device). The caller
  *  keeps trace and its spans alive while it is set. */
 int ft_context_set_trace(ft_context_t *ctx, ft_trace_t *trace);

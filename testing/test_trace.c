@@ -12,7 +12,10 @@
  *     there, not reproduced in 100 runs; open);
  *   - a buffer too small: count = capacity, dropped > 0, the call still returns 0 and its
  *     result is the same as untraced (bitwise);
- *   - set to NULL: the next call does not touch the buffer.
+ *   - set to NULL: the next call does not touch the buffer;
+ *   - an ft_dgemm call (beta 1, operand check on): the product, the encoding, the verification,
+ *     the digests after the product and the host's issue, wait and checks, one span each for
+ *     each protected product of the call, within [0, total]; the result the same as untraced.
  * Usage: test_trace [cpu|cuda]
  */
 #include "test_dgeqrf_common.h"
@@ -105,6 +108,67 @@ static void placement(ft_context_t *ctx, int panel, int protect, const double *A
     free(tau);
 }
 
+/* A traced ft_dgemm (issue 12): status 0, the same C as untraced (bitwise), spans within
+ * [0, total], one product span (update phase) on the main lane, the encoding, the verification
+ * and the host's issue, wait and checks; with beta = 1 and the operand check on the digests
+ * after the product on the side lane. */
+static void gemm_case(ft_context_t *ctx, int64_t m, int64_t n, int64_t k)
+{
+    const char *dv = getenv("FTLA_HOST_DEFERRED");
+    const int deferred = g_dev == FT_DEVICE_CPU && dv && *dv && strcmp(dv, "0");
+    ft_policy_t p;
+    ft_context_get_policy(ctx, &p);
+    p.protect = 1, p.operand_check = 1;
+    TU_CHECK(ft_context_set_policy(ctx, &p) == 0, "set_policy");
+    double *A = malloc((size_t)(m * k) * sizeof(double)), *B = malloc((size_t)(k * n) * sizeof(double));
+    double *C0 = malloc((size_t)(m * n) * sizeof(double)), *C1 = malloc((size_t)(m * n) * sizeof(double));
+    double *C2 = malloc((size_t)(m * n) * sizeof(double));
+    tu_rng_t rng;
+    tu_seed(&rng, 9);
+    tu_fill(&rng, m, k, A, m);
+    tu_fill(&rng, k, n, B, k);
+    tu_fill(&rng, m, n, C0, m);
+    memcpy(C1, C0, (size_t)(m * n) * sizeof(double));
+    memcpy(C2, C0, (size_t)(m * n) * sizeof(double));
+    const int64_t cap = 64;
+    ft_trace_t tr = {.spans = malloc((size_t)cap * sizeof(ft_span_t)), .capacity = cap};
+    TU_CHECK(ft_context_set_trace(ctx, &tr) == 0, "set_trace");
+    int st = ft_dgemm_ex(ctx, 'N', 'N', (ft_int)m, (ft_int)n, (ft_int)k, 1.0, A, (ft_int)m, B,
+                         (ft_int)k, 1.0, C1, (ft_int)m, NULL);
+    TU_CHECK(ft_context_set_trace(ctx, NULL) == 0, "set_trace NULL");
+    TU_CHECK(st == 0, "dgemm %lld x %lld x %lld traced: status %d", (long long)m, (long long)n,
+             (long long)k, st);
+    st = ft_dgemm_ex(ctx, 'N', 'N', (ft_int)m, (ft_int)n, (ft_int)k, 1.0, A, (ft_int)m, B,
+                     (ft_int)k, 1.0, C2, (ft_int)m, NULL);
+    TU_CHECK(st == 0 && memcmp(C1, C2, (size_t)(m * n) * sizeof(double)) == 0,
+             "dgemm: traced and untraced results differ (status %d)", st);
+    TU_CHECK(tr.count > 0 && tr.dropped == 0, "dgemm: count %lld dropped %lld",
+             (long long)tr.count, (long long)tr.dropped);
+    int bad = 0, nprod = 0, nenc = 0, nver = 0, nafter = 0, nissue = 0, nwait = 0, nchk = 0;
+    for (int64_t s = 0; s < tr.count; s++) {
+        const ft_span_t *x = &tr.spans[s];
+        if (!(deferred && x->lane != FT_LANE_HOST) &&
+            !(x->t0 >= 0 && x->t0 <= x->t1 && x->t1 <= tr.total + 1e-6))
+            bad++;
+        nprod += x->lane == FT_LANE_MAIN && x->phase == FT_PHASE_UPDATE;
+        nenc += x->phase == FT_PHASE_ENCODE;
+        nver += x->lane == FT_LANE_MAIN && x->phase == FT_PHASE_VERIFY;
+        nafter += x->lane == FT_LANE_SIDE && x->phase == FT_PHASE_AFTER;
+        nissue += x->lane == FT_LANE_HOST && x->phase == FT_PHASE_ISSUE;
+        nwait += x->lane == FT_LANE_HOST && x->phase == FT_PHASE_WAIT;
+        nchk += x->lane == FT_LANE_HOST && x->phase == FT_PHASE_CHECKS;
+    }
+    TU_CHECK(bad == 0, "dgemm: %d spans outside [0, total]", bad);
+    /* one of each a protected product: a call may make several (on cuda the first call also
+     * warms the repair path up, host data may go in blocks) */
+    TU_CHECK(nprod >= 1 && nenc == nprod && nver == nprod && nafter == nprod &&
+                 nissue == nprod && nwait == nprod && nchk == nprod,
+             "dgemm spans: product %d encode %d verify %d after %d issue %d wait %d checks %d",
+             nprod, nenc, nver, nafter, nissue, nwait, nchk);
+    free(tr.spans);
+    free(A), free(B), free(C0), free(C1), free(C2);
+}
+
 int main(int argc, char **argv)
 {
     if (tu_parse_device(argc > 1 ? argv[1] : "cpu", &g_dev)) return 2;
@@ -129,6 +193,7 @@ int main(int argc, char **argv)
     placement(ctx, FT_PANEL_CPU, 1, A, m, n);
     placement(ctx, FT_PANEL_GPU, 1, A, m, n);
     placement(ctx, FT_PANEL_GPU, 0, A, m, n);
+    gemm_case(ctx, 300, 200, 64);
     free(A);
     ft_context_destroy(ctx);
     return tu_finish();

@@ -54,6 +54,7 @@ typedef struct {
     int64_t inject_step;
     int warm; /* the warm-up product (dgemm_warm_repair): one element changed after the product,
                * no planned fault taken */
+    double tissue; /* the timeline (core/trace.h): when the protected path began issuing */
 } gemm_t;
 
 static inline char dgemm_flip(char t) { return ft_is_notrans(t) ? 'T' : 'N'; }

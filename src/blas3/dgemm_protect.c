@@ -11,6 +11,7 @@
 #include "blas3/dgemm_internal.h"
 #include "core/inject.h"
 #include "core/size.h"
+#include "core/trace.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -147,7 +148,19 @@ int dgemm_operand_workspace(gemm_t *g)
     return FT_SUCCESS;
 }
 
-static int dgemm_checked(gemm_t *g);
+static int dgemm_checked(gemm_t *g, int issued);
+static int issue_product(gemm_t *g);
+
+/* The timeline (core/trace.h, issue 12): a span of phase ph on queue q from here (lanes: main,
+ * side = the encoding and the operands' digests, check = the chunks' sums); gte ends it after
+ * the work issued on q so far. No-ops when the call is not traced. */
+static int gtb(gemm_t *g, ft_queue_t *q, int ph)
+{
+    if (!ft_traced(g->call)) return -1;
+    const int lane = q == g->qm ? FT_LANE_MAIN : q == g->qs ? FT_LANE_SIDE : FT_LANE_CHECK;
+    return ft_trace_begin(g->call, q, lane, ph, -1);
+}
+static void gte(gemm_t *g, int span, ft_queue_t *q) { ft_trace_end(g->call, span, q); }
 
 /* Digests of the stored columns of A (nca) then B (ncb) into out, on queue q. */
 int dgemm_digest_operands(gemm_t *g, ft_queue_t *q, uint64_t *out)
@@ -339,6 +352,8 @@ int dgemm_protected(gemm_t *g)
     g->have_c0 = g->beta != 0.0;
     FT_CHECK(workspace(g));
     if (!g->qs) FT_CHECK(ft_call_queue(g->call, &g->qs));
+    FT_CHECK(ft_trace_start(g->call, g->qm));
+    g->tissue = ft_traced(g->call) ? ft_wtime() : 0.0;
     chunk_plan(g);
     if (g->nch > 1) {
         ft_log(ctx, 3, "dgemm: C in %lld chunks of %lld columns", (long long)g->nch,
@@ -370,9 +385,27 @@ int dgemm_protected(gemm_t *g)
                                     g->C0colA, n));
         if (g->Cb) FT_CHECK(be->copy_matrix(g->qm, m, n, g->C, g->ldc, g->Cb, m));
     }
-    /* encode on the side queue while the product runs on the main queue */
+    /* encode on the side queue while the product runs on the main queue. The product is
+     * issued first: issuing the encoding (a dozen launches and memsets) took the host ~75 us
+     * at 2048^3 and ~130 us at 4096^3 on the H200, and the product waited for it (issue 12
+     * session 45, bench_dgemm_gpu --trace); the side queue forks before it, so the encoding
+     * does not wait for the product. Not when an operand fault is planned (it is applied after
+     * the encoding has read the operand and before the product does) or the encoding is
+     * serial. */
     ft_queue_t *qe = g->pol.serial_encode ? g->qm : g->qs;
     FT_CHECK(be->fork(g->qm, g->qs));
+    const int opfaults = ctx->nfaults && !g->warm &&
+                         (ft_inject_count(ctx, g->call->index, FT_REGION_A, g->inject_step) > 0 ||
+                          ft_inject_count(ctx, g->call->index, FT_REGION_B, g->inject_step) > 0);
+    static int encode_first = -1; /* FTLA_DGEMM_ENCODE_FIRST=1: the previous order, for
+                                   * same-binary measurements */
+    if (encode_first < 0) {
+        const char *e = getenv("FTLA_DGEMM_ENCODE_FIRST");
+        encode_first = e && e[0] == '1';
+    }
+    const int product_first = qe != g->qm && !opfaults && !encode_first;
+    if (product_first) FT_CHECK(issue_product(g));
+    const int sp_enc = gtb(g, qe, FT_PHASE_ENCODE);
     /* op(B)'s block sums, with B's digests from the same read where the backend has the fused
      * pass (every read of an operand here costs its bytes: docs/dgemm.md "Cost") */
     int bdig = 0;
@@ -418,13 +451,14 @@ int dgemm_protected(gemm_t *g)
     }
     if (g->check_operands && !bdig) /* B's digests, unless they came with its sums */
         FT_CHECK(be->digest(qe, rb, g->ncb, g->B, g->ldb, g->dg0 + g->nca));
+    gte(g, sp_enc, qe);
 
     /* input corruption: after the encoding has read the operands, before the product does (the
      * product then waits for the encoding; only when an operand fault is planned: a call with a
      * fault planned in C alone keeps the encoding beside the product, as a clean call) */
     dgemm_opfaults_t opf = {.n = 0};
     if (ctx->nfaults && !g->warm) FT_CHECK(dgemm_inject_operands(g, g->qs, &opf));
-    int st = dgemm_checked(g);
+    int st = dgemm_checked(g, product_first);
     int st2 = dgemm_restore_operands(g, &opf);
     return st ? st : st2;
 }
@@ -464,32 +498,45 @@ int dgemm_operands_changed(gemm_t *g, int *changed)
     return FT_SUCCESS;
 }
 
-/* The product and its verification (after the encoding was issued). */
-static int dgemm_checked(gemm_t *g)
+/* The product on the main queue, between the events ev0 and ev1. Chunked: the result sums
+ * beside the products (not for the warm-up, whose changed element comes after the product);
+ * planned faults in C are applied chunk by chunk. */
+static int issue_product(gemm_t *g)
+{
+    const ft_backend_t *be = g->be;
+    const int early_sums = g->nch > 1 && !g->warm;
+    chunk_faults_t cf = {.n = 0};
+    if (early_sums && g->ctx->nfaults) chunk_faults_take(g, &cf);
+    FT_CHECK(be->event_record(g->ev0, g->qm));
+    const int sp = gtb(g, g->qm, FT_PHASE_UPDATE); /* ft_dgemm: the product */
+    if (g->nch > 1)
+        FT_CHECK(chunked_product(g, early_sums, &cf));
+    else
+        FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, g->m, g->n, g->k, g->alpha, g->A, g->lda, g->B,
+                           g->ldb, g->beta, g->C, g->ldc));
+    gte(g, sp, g->qm);
+    if (ft_traced(g->call)) ft_trace_host(g->call, FT_PHASE_ISSUE, -1, g->tissue, ft_wtime());
+    return be->event_record(g->ev1, g->qm);
+}
+
+/* The product (unless issued already) and its verification, after the encoding was issued. */
+static int dgemm_checked(gemm_t *g, int issued)
 {
     const ft_backend_t *be = g->be;
     ft_context_t *ctx = g->ctx;
     const int64_t m = g->m, n = g->n, k = g->k, nb = g->nb, T = g->T;
-    /* chunked: the result sums beside the products (not for the warm-up, whose changed
-     * element comes after the product); planned faults in C are applied chunk by chunk */
-    const int early_sums = g->nch > 1 && !g->warm;
-    chunk_faults_t cf = {.n = 0};
-    if (early_sums && ctx->nfaults) chunk_faults_take(g, &cf);
-    FT_CHECK(be->event_record(g->ev0, g->qm));
-    if (g->nch > 1)
-        FT_CHECK(chunked_product(g, early_sums, &cf));
-    else
-        FT_CHECK(be->dgemm(g->qm, g->ta, g->tb, m, n, k, g->alpha, g->A, g->lda, g->B, g->ldb,
-                           g->beta, g->C, g->ldc));
-    FT_CHECK(be->event_record(g->ev1, g->qm));
+    const int early_sums = g->nch > 1 && !g->warm; /* the result's sums came with the chunks */
+    if (!issued) FT_CHECK(issue_product(g));
     FT_CHECK(be->fork(g->qs, g->qm));
     if (g->check_operands) {
         /* the operands as the product left them: on the side queue, beside the result's sums
          * on the main queue (three reads that the verification waits for together) */
         FT_CHECK(be->fork(g->qm, g->qs));
+        const int sp = gtb(g, g->qs, FT_PHASE_AFTER);
         FT_CHECK(dgemm_digest_operands(g, g->qs, g->dg1));
         const int64_t nd = 2 * (g->nca + g->ncb);
         FT_CHECK(be->get_matrix(g->qs, nd, 1, (const double *)g->dg0, nd, (double *)g->hdg, nd));
+        gte(g, sp, g->qs);
     }
 
     /* faults "during the computation": in the result, or in the predicted checksums */
@@ -500,8 +547,10 @@ static int dgemm_checked(gemm_t *g)
     if (g->warm) FT_CHECK(be->set_elem(g->qm, g->C + 5 + 7 * g->ldc, 1e3));
 
     /* verify every (row, column block) */
+    const int sp_ver = gtb(g, g->qm, FT_PHASE_VERIFY);
     if (!early_sums)
         FT_CHECK(be->block_sums(g->qm, 'N', m, n, g->C, g->ldc, T, g->sig, g->CS, m, g->CA, m));
+    gte(g, sp_ver, g->qm);
     if (g->check_operands) FT_CHECK(be->fork(g->qs, g->qm)); /* the digests in hdg at the sync */
     dgemm_rowcheck_args_t args = {.m = m, .n = n, .nb = nb, .k = k, .T = T, .W = g->W, .alpha = g->alpha,
                                   .beta = g->beta, .tol = g->pol.tol, .rsig = g->rsig, .sums = g->CS,
@@ -510,10 +559,12 @@ static int dgemm_checked(gemm_t *g)
                                   .cabss = g->have_c0 ? g->C0A : NULL};
     int64_t nf = 0, nu = 0;
     dgemm_flag_t *flags = NULL;
-    double tv0 = ctx->policy.verbose >= 3 ? ft_wtime() : 0.0;
+    const int timed = ctx->policy.verbose >= 3 || ft_traced(g->call);
+    double tv0 = timed ? ft_wtime() : 0.0;
     FT_CHECK(g->kern->verify_rows(g->qm, &args, g->vdev, g->vhost, DGEMM_FLAG_CAP, &flags, &nf,
                                   &nu));
-    double tv1 = ctx->policy.verbose >= 3 ? ft_wtime() : 0.0;
+    double tv1 = timed ? ft_wtime() : 0.0;
+    if (ft_traced(g->call)) ft_trace_host(g->call, FT_PHASE_WAIT, -1, tv0, tv1);
     g->rep->checks += m * nb;
     g->rep->unchecked += nu;
     int st = FT_SUCCESS;
@@ -541,6 +592,7 @@ static int dgemm_checked(gemm_t *g)
     if (ctx->policy.verbose >= 3)
         ft_log(ctx, 3, "dgemm timing: product+verify wait %.3f ms, repair %.3f ms",
                (tv1 - tv0) * 1e3, (ft_wtime() - tv1) * 1e3);
+    if (ft_traced(g->call)) ft_trace_host(g->call, FT_PHASE_CHECKS, -1, tv1, ft_wtime());
     return st;
 }
 

@@ -64,6 +64,17 @@ int ft_inject_take(ft_context_t *ctx, int64_t call, ft_region_t region, int64_t 
     return n;
 }
 
+int ft_inject_count(const ft_context_t *ctx, int64_t call, ft_region_t region, int64_t step)
+{
+    int n = 0;
+    for (int i = 0; i < ctx->nfaults; i++) {
+        const ft_fault_t *f = &ctx->faults[i];
+        n += f->region == region && f->call == call &&
+             (step < 0 || f->step < 0 || f->step == step);
+    }
+    return n;
+}
+
 int ft_inject_apply(ft_context_t *ctx, const ft_backend_t *be, ft_queue_t *q, const ft_fault_t *f,
                     double *X, int64_t rows, int64_t cols, int64_t ldx, int64_t step,
                     ft_report_t *rep, int64_t *row_out, int64_t *col_out)

@@ -12,6 +12,8 @@ double ft_flip_bit(double x, int bit);
  * with ft_rng_next. Returns how many were taken. */
 int ft_inject_take(ft_context_t *ctx, int64_t call, ft_region_t region, int64_t step,
                    ft_fault_t *out, int cap);
+/* How many faults ft_inject_take would take for (call, region, step), none taken. */
+int ft_inject_count(const ft_context_t *ctx, int64_t call, ft_region_t region, int64_t step);
 /* Drop the faults still planned for call number `call` (it could not apply them). */
 int ft_inject_drop_call(ft_context_t *ctx, int64_t call);
 /* Apply one fault to element (row, col) of a rows x cols work-memory matrix X (ld ldx) on queue
