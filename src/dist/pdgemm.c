@@ -367,6 +367,22 @@ static int c_sums(pg_t *p, side_t *s, double *xt)
     return FT_SUCCESS;
 }
 
+/* one run of len rows of a column: xa += |sig x|; returns the sum mod 2^64 of x's bit
+ * patterns */
+FT_SIMD_CLONES static uint64_t abs_sums(int64_t len, const double *restrict x, double sig,
+                                        double *restrict xa)
+{
+    uint64_t h = 0;
+    for (int64_t k = 0; k < len; k++) {
+        const double v = x[k];
+        uint64_t b;
+        memcpy(&b, &v, sizeof b);
+        xa[k] += fabs(sig * v);
+        h += b;
+    }
+    return h;
+}
+
 /* predict's pass over the local op(X): the row sums of |sig op(X)| and the digests */
 typedef struct {
     const pg_t *p;
@@ -401,14 +417,42 @@ static void an_work(void *arg, int t, int nth)
     }
     split(a->lr, t, nth, NULL, &l0, &l1); /* split the rows */
     uint64_t *hd = a->hd ? a->hd + (int64_t)t * a->ndig : NULL;
+    /* by runs of local rows that are consecutive rows of op(X) (a block of the cyclic layout),
+     * so that the loop over a run vectorizes; each row's sum adds the columns in the same order
+     * as element by element did (the same bits) */
+    int64_t nrun = 0, *run = malloc(sizeof(int64_t) * (size_t)(2 * (l1 - l0) + 2));
+    if (!run) { /* element by element */
+        for (int64_t lj = 0; lj < a->lc; lj++) {
+            if (cm[lj] < 0) continue;
+            const double *x = a->X + lj * a->ld;
+            uint64_t h = 0;
+            for (int64_t li = l0; li < l1; li++)
+                if (rm[li] >= 0) a->an[rm[li]] += fabs(sig * x[li]), h += bits_of(x[li]);
+            if (hd) hd[lj - a->cfirst] = h;
+        }
+        return;
+    }
+    for (int64_t li = l0; li < l1;) {
+        if (rm[li] < 0) {
+            li++;
+            continue;
+        }
+        int64_t e = li + 1;
+        while (e < l1 && rm[e] == rm[e - 1] + 1) e++;
+        run[2 * nrun] = li, run[2 * nrun + 1] = e, nrun++;
+        li = e;
+    }
     for (int64_t lj = 0; lj < a->lc; lj++) {
         if (cm[lj] < 0) continue;
         const double *x = a->X + lj * a->ld;
         uint64_t h = 0;
-        for (int64_t li = l0; li < l1; li++)
-            if (rm[li] >= 0) a->an[rm[li]] += fabs(sig * x[li]), h += bits_of(x[li]);
+        for (int64_t q = 0; q < nrun; q++) {
+            const int64_t s0 = run[2 * q];
+            h += abs_sums(run[2 * q + 1] - s0, x + s0, sig, a->an + rm[s0]);
+        }
         if (hd) hd[lj - a->cfirst] = h;
     }
+    free(run);
 }
 
 /* A side's prediction P = op(X) Y (rows x c2) with Y (k x c2, replicated) and the row sums of
