@@ -375,6 +375,21 @@ __device__ __forceinline__ unsigned long long warp_sum_u64(unsigned long long b)
 #endif
 }
 
+/* Row r's sums of block J: stored, or added into zeroed outputs when the block is split. */
+template <bool SUMS, bool ATOMIC>
+__device__ __forceinline__ void sd_store(double *sums, int64_t lds, double *abss, int64_t ldabs,
+                                         int64_t r, int64_t J, double s, double sw, double sa)
+{
+    if (SUMS) {
+        double *o = sums + r + 2 * J * lds;
+        if (ATOMIC) atomicAdd(o, s), atomicAdd(o + lds, sw);
+        else o[0] = s, o[lds] = sw;
+    }
+    double *o = abss + r + J * ldabs;
+    if (ATOMIC) atomicAdd(o, sa);
+    else *o = sa;
+}
+
 template <bool SUMS, bool ATOMIC>
 __global__ void __launch_bounds__(kThreads)
     sd_n_kernel(int64_t rows, int64_t cols, const double *__restrict__ X, int64_t ldx, int64_t T,
@@ -413,16 +428,7 @@ __global__ void __launch_bounds__(kThreads)
                 if (lane == 0) part[warp][j + u - c0] = h;
             }
         }
-        if (rok) {
-            if (SUMS) {
-                double *o = sums + r + 2 * J * lds;
-                if (ATOMIC) atomicAdd(o, s), atomicAdd(o + lds, sw);
-                else o[0] = s, o[lds] = sw;
-            }
-            double *o = abss + r + J * ldabs;
-            if (ATOMIC) atomicAdd(o, sa);
-            else *o = sa;
-        }
+        if (rok) sd_store<SUMS, ATOMIC>(sums, lds, abss, ldabs, r, J, s, sw, sa);
         __syncthreads();
         for (int64_t cc = threadIdx.x; cc < c1 - c0; cc += kThreads) {
             unsigned long long h = 0ull;
@@ -487,14 +493,7 @@ __global__ void __launch_bounds__(kThreads)
             h += __shfl_down_sync(kFullMask, h, off);
         }
         if (lane == 0) {
-            if (SUMS) {
-                double *o = sums + r + 2 * J * lds;
-                if (ATOMIC) atomicAdd(o, s), atomicAdd(o + lds, sw);
-                else o[0] = s, o[lds] = sw;
-            }
-            double *o = abss + r + J * ldabs;
-            if (ATOMIC) atomicAdd(o, sa);
-            else *o = sa;
+            sd_store<SUMS, ATOMIC>(sums, lds, abss, ldabs, r, J, s, sw, sa);
             atomicAdd(dig + r, h * kDigK2 + (t == 0 ? ft_digest_finish(0, cols) : 0ull));
         }
     }

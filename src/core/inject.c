@@ -49,15 +49,19 @@ int ft_inject_seed(ft_context_t *ctx, uint64_t seed)
     return FT_SUCCESS;
 }
 
+/* Is fault f planned for (call, region, step)? (step < 0: any step) */
+static int matches(const ft_fault_t *f, int64_t call, ft_region_t region, int64_t step)
+{
+    return f->region == region && f->call == call && (step < 0 || f->step < 0 || f->step == step);
+}
+
 int ft_inject_take(ft_context_t *ctx, int64_t call, ft_region_t region, int64_t step,
                    ft_fault_t *out, int cap)
 {
     int n = 0, keep = 0;
     for (int i = 0; i < ctx->nfaults; i++) {
         ft_fault_t *f = &ctx->faults[i];
-        int match = f->region == region && f->call == call &&
-                    (step < 0 || f->step < 0 || f->step == step);
-        if (match && n < cap) out[n++] = *f;
+        if (matches(f, call, region, step) && n < cap) out[n++] = *f;
         else ctx->faults[keep++] = *f;
     }
     ctx->nfaults = keep;
@@ -67,11 +71,7 @@ int ft_inject_take(ft_context_t *ctx, int64_t call, ft_region_t region, int64_t 
 int ft_inject_count(const ft_context_t *ctx, int64_t call, ft_region_t region, int64_t step)
 {
     int n = 0;
-    for (int i = 0; i < ctx->nfaults; i++) {
-        const ft_fault_t *f = &ctx->faults[i];
-        n += f->region == region && f->call == call &&
-             (step < 0 || f->step < 0 || f->step == step);
-    }
+    for (int i = 0; i < ctx->nfaults; i++) n += matches(&ctx->faults[i], call, region, step);
     return n;
 }
 
