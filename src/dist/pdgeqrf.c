@@ -34,7 +34,7 @@
  * (CK = [R11 R12; 0 A22] E holds without V), have a diskless checkpoint as ft_dgeqrf's (paper
  * 004 Sec. 6; checkpoint.h): after each panel's update every process takes the CKP_NS exact sums
  * in GF(p) of its own elements of each of the panel's columns below the diagonal (the weights of
- * the global row), and right after the panel two copies of its tau — no communication; before
+ * their places in its local column), and right after the panel two copies of its tau — no communication; before
  * the reflectors are applied again (a re-factorization) and at the end, every process sums its
  * elements again and compares — up to two changed elements of its part of a column located and
  * restored (ckp_locate, ckp_restore), more reported (one all-reduce of the verdict) — and votes
@@ -90,10 +90,8 @@ typedef struct {
     int root;
     int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
     /* the local rows of sub(A) are [va, vb) (the local order is the global order), in nrun runs
-     * of consecutive global rows (row blocks): run k is [run[k], run[k + 1]), run[nrun] = vb;
-     * runw[CKP_NS k ..]: the checkpoint's weights of run k (its last row's count, ckp_weights) */
+     * of consecutive global rows (row blocks): run k is [run[k], run[k + 1]), run[nrun] = vb */
     int64_t va, vb, nrun, *run;
-    uint64_t *runw;
     int q;         /* verify after every q-th panel step (and after the last) */
     /* the panel's vectors below its diagonal as the panel left them (vk: a hash of each of this
      * process's local columns of the panel; tau: its copies), compared after the update that
@@ -125,49 +123,33 @@ static const char *const pf_name[PF_N] = {"setup", "weights", "panel",   "update
 
 /* ---- the checkpoint of Q ----------------------------------------------------------------- */
 
-/* C(t + e - 1, e) mod p, e = 0 .. CKP_NS - 1 (the weights of the row counted t = m - r) */
-static void ckp_weights(uint64_t t, uint64_t w[CKP_NS])
-{
-    const unsigned __int128 a = t, b = t + 1, c = t + 2, d = t + 3;
-    w[0] = 1, w[1] = ckp_red(t);
-    w[2] = (uint64_t)((a * b / 2) % CKP_P);
-    w[3] = (uint64_t)((a * b * c / 6) % CKP_P);
-    w[4] = (uint64_t)((a * b * c * d / 24) % CKP_P); /* t < 2^31: the product < 2^124 */
-}
+static int64_t local_first(const pq_t *p, int64_t r0);
 
 /* out[CKP_NS lj + e] for this process's local columns lj whose column c of sub(A) is in
- * [c0, c1): the sums of its local elements below the diagonal (checkpoint.h's weights of the
- * global row). Each process checkpoints and verifies its own elements: a change is located
- * from the difference of its own sums, so no sum crosses the network. */
+ * [c0, c1): the sums of its local elements below the diagonal — a contiguous piece of the local
+ * column, rows [local_first(c + 1), vb) — with checkpoint.h's weights of the element's place in
+ * that piece (t = vb - li, the last local row t = 1), one ckp_run_sums call a column. Each
+ * process checkpoints and verifies its own elements: a change is located from the difference
+ * of its own sums (ckp_verify maps t back to the local row), so no sum crosses the network.
+ * (Until session 46 the weights were those of the global row, t = m - r: each row block of 64
+ * rows summed apart and shifted to its place by 15 modular products — the per-block work, not
+ * the dot products, was most of the checkpoint's time.) raw[x]: the hash of the x-th local
+ * column in [c0, c1) (col_hash), from the same loads, when raw is not NULL. */
 static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw)
 {
-    int x = 0; /* raw[x]: the x-th local column in [c0, c1) (when raw is not NULL) */
+    int x = 0;
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
     const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
     for (int64_t lj = 0; lj < lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
         if (c < c0 || c >= c1) continue;
-        const double *a = p->A + lj * d[LLD_];
         uint64_t *o = out + CKP_NS * lj, *h = raw ? raw + x++ : NULL;
-        for (int e = 0; e < CKP_NS; e++) o[e] = 0;
         if (h) *h = 0;
-        /* runs of local rows that are consecutive global rows below the diagonal (a row block):
-         * running sums top to bottom give the weights C(t' + e - 1, e) of the run's own count
-         * t' = 1 at its bottom row (additions only, as the host's checkpoint), then shifted to
-         * t = t' + D once a run: C(t' + D + e - 1, e) = sum_j C(t' + j - 1, j) C(D + e - j - 1,
-         * e - j) (checkpoint_cuda.cu) */
-        for (int64_t k = 0; k < p->nrun; k++) {
-            int64_t li = p->run[k];
-            const int64_t b = p->run[k + 1];
-            if (p->rowg[b - 1] <= c) continue; /* on or above the diagonal */
-            if (p->rowg[li] <= c) li += c + 1 - p->rowg[li];
-            uint64_t s[CKP_NS];
-            const uint64_t *w = p->runw + CKP_NS * k; /* C(D + i - 1, i) */
-            ckp_run_sums(a + li, b - li, s, h); /* by runs of 128 rows, vectorized */
-            for (int e = 0; e < CKP_NS; e++)
-                for (int j = 0; j <= e; j++) o[e] = ckp_add(o[e], ckp_mul(w[e - j], s[j]));
-        }
+        const int64_t lo = local_first(p, c + 1);
+        if (lo < p->vb) ckp_run_sums(p->A + lj * d[LLD_] + lo, p->vb - lo, o, h);
+        else
+            for (int e = 0; e < CKP_NS; e++) o[e] = 0;
     }
 }
 
@@ -290,7 +272,7 @@ static int ckp_verify(pq_t *p, int64_t step, int pend)
 {
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
-    const int64_t nc = p->ckdone, m = p->m;
+    const int64_t nc = p->ckdone;
     int bad = 0;
     const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
     if (nc > 0) ckp_cols(p, 0, nc, p->cknow, NULL);
@@ -319,11 +301,10 @@ static int ckp_verify(pq_t *p, int64_t step, int pend)
         p->rep->checks++;
         if (!memcmp(ref, now, CKP_NS * sizeof *ref)) continue;
         ckp_fix_t fix[2];
-        const int nf = m - c - 1 > 0 ? ckp_locate(ref, now, m - c - 1, fix) : -1;
+        const int64_t len = p->vb - local_first(p, c + 1); /* ckp_cols: t = vb - li */
+        const int nf = len > 0 ? ckp_locate(ref, now, len, fix) : -1;
         int ok = nf > 0;
-        for (int f = 0; f < nf && ok; f++) /* the rows found must be this process's */
-            ok = fix[f].t >= 1 && fix[f].t < m - c &&
-                 dist_elem(g, p->A, d, p->ia - 1 + m - fix[f].t, p->ja - 1 + c) != NULL;
+        for (int f = 0; f < nf && ok; f++) ok = fix[f].t >= 1 && fix[f].t <= len;
         if (!ok) {
             p->rep->detected++, p->rep->uncorrectable++, bad = 1;
             ft_log(p->ctx, 1,
@@ -333,8 +314,8 @@ static int ckp_verify(pq_t *p, int64_t step, int pend)
             continue;
         }
         for (int f = 0; f < nf; f++) { /* counted per element, as ft_dgeqrf */
-            const int64_t r = m - fix[f].t;
-            double *e = dist_elem(g, p->A, d, p->ia - 1 + r, p->ja - 1 + c);
+            const int64_t li = p->vb - fix[f].t, r = p->rowg[li];
+            double *e = p->A + lj * d[LLD_] + li;
             const double before = *e;
             *e = ckp_restore(before, fix[f].delta);
             p->rep->detected++, p->rep->located++, p->rep->corrected++;
@@ -909,7 +890,7 @@ static int refactor_from(pq_t *p, int64_t ps, int64_t step)
     return ormqr(p, p->m, nc + c2, k, p->ia, p->ja, p->A, p->ia, jc, p->dA);
 }
 
-/* va, vb, the runs and their checkpoint weights, from rowg (lr local rows) */
+/* va, vb and the runs, from rowg (lr local rows) */
 static int make_runs(pq_t *p, int64_t lr)
 {
     int64_t a = 0, b;
@@ -920,14 +901,11 @@ static int make_runs(pq_t *p, int64_t lr)
     int64_t nr = 0;
     for (int64_t li = a; li < b; li++) nr += li == a || p->rowg[li] != p->rowg[li - 1] + 1;
     p->run = malloc(sizeof(int64_t) * (size_t)(nr + 1));
-    p->runw = malloc(sizeof(uint64_t) * (size_t)(CKP_NS * (nr > 0 ? nr : 1)));
-    if (!p->run || !p->runw) return FT_ERR_ALLOC;
+    if (!p->run) return FT_ERR_ALLOC;
     p->nrun = 0;
     for (int64_t li = a; li < b; li++)
         if (li == a || p->rowg[li] != p->rowg[li - 1] + 1) p->run[p->nrun++] = li;
     p->run[p->nrun] = b;
-    for (int64_t k = 0; k < p->nrun; k++) /* C(D + i - 1, i) of the run's last row */
-        ckp_weights((uint64_t)(p->m - p->rowg[p->run[k + 1] - 1] - 1), p->runw + CKP_NS * k);
     return FT_SUCCESS;
 }
 
@@ -1420,7 +1398,7 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     }
     ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* W */
     free(p.E.a), free(p.hX), free(p.hB), free(p.thr), free(p.work);
-    free(p.rowg), free(p.run), free(p.runw), free(p.ck), free(p.tau1), free(p.vk);
+    free(p.rowg), free(p.run), free(p.ck), free(p.tau1), free(p.vk);
     { /* one all-reduce: an internal error anywhere, what only the root recorded, and the
        * report's counters, on every process */
         double x[4] = {st < 0 && st != FT_ERR_UNCORRECTABLE && st != FT_ERR_UNCHECKED ? 1.0 : 0.0,
