@@ -677,11 +677,14 @@ int main(int argc, char **argv)
         /* one process: local arrays over the host team's threshold (FT_TEAM_MIN_WORK, 2^20
          * elements), so ft_pdgemm's passes run split over threads (CTest sets
          * FTLA_HOST_THREADS=2 here): rows (C's sums with its column sums by tiles, B's, A's
-         * absolute sums and digests) and columns (op(A) = A^T, op(B) = B^T) */
+         * absolute sums and digests) and columns (op(A) = A^T, op(B) = B^T); and ft_pdgeqrf's
+         * (the setup and the final check by rows, the checkpoint of Q and the copies by
+         * columns), every fault case of qr_case */
         if (g_np == 1 && !quick) {
             gemm_case(&g, 32, 'N', 'N', 1030, 1030, 1030);
             gemm_case(&g, 32, 'T', 'N', 1030, 1030, 1030);
             gemm_case(&g, 32, 'N', 'T', 1030, 1030, 1030);
+            qr_case(&g, 32, 1030, 1030);
         }
         args_case(&g);
         Cblacs_gridexit(g.ctxt);

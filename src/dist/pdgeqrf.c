@@ -56,6 +56,7 @@
 #include "core/context.h"
 #include "core/inject.h"
 #include "core/simd.h"
+#include "core/team.h"
 #include "core/vec.h"
 #include "dist/dist.h"
 
@@ -134,23 +135,47 @@ static int64_t local_first(const pq_t *p, int64_t r0);
  * (Until session 46 the weights were those of the global row, t = m - r: each row block of 64
  * rows summed apart and shifted to its place by 15 modular products — the per-block work, not
  * the dot products, was most of the checkpoint's time.) raw[x]: the hash of the x-th local
- * column in [c0, c1) (col_hash), from the same loads, when raw is not NULL. */
-static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw)
+ * column in [c0, c1) (col_hash), from the same loads, when raw is not NULL. The columns are
+ * split over the host team (core/team.h; each column's sums are one thread's: the same bits
+ * whatever the number of threads). */
+typedef struct {
+    pq_t *p;
+    int64_t c0, c1, l0, l1, lraw; /* local columns [l0, l1); raw[lj - lraw] */
+    uint64_t *out, *raw;
+} ckc_t;
+
+static void ckp_cols_work(void *arg, int t, int nt)
 {
-    int x = 0;
-    const dist_grid_t *g = &p->g;
+    const ckc_t *a = arg;
+    pq_t *p = a->p;
     const int *d = p->dA;
-    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    for (int64_t lj = 0; lj < lc; lj++) {
-        const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
-        if (c < c0 || c >= c1) continue;
-        uint64_t *o = out + CKP_NS * lj, *h = raw ? raw + x++ : NULL;
+    const int64_t nl = a->l1 - a->l0;
+    for (int64_t lj = a->l0 + nl * t / nt; lj < a->l0 + nl * (t + 1) / nt; lj++) {
+        const int64_t c =
+            dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
+        if (c < a->c0 || c >= a->c1) continue;
+        uint64_t *o = a->out + CKP_NS * lj, *h = a->raw ? a->raw + (lj - a->lraw) : NULL;
         if (h) *h = 0;
         const int64_t lo = local_first(p, c + 1);
         if (lo < p->vb) ckp_run_sums(p->A + lj * d[LLD_] + lo, p->vb - lo, o, h);
         else
             for (int e = 0; e < CKP_NS; e++) o[e] = 0;
     }
+}
+
+static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw)
+{
+    const dist_grid_t *g = &p->g;
+    const int *d = p->dA;
+    const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
+    /* the local columns in [c0, c1): consecutive (the local order is the global one) */
+    const int64_t ja0 = p->ja - 1;
+    int64_t l0 = 0, l1;
+    while (l0 < lc && dist_global(l0, d[NB_], g->mycol, d[CSRC_], g->npcol) - ja0 < c0) l0++;
+    for (l1 = l0; l1 < lc && dist_global(l1, d[NB_], g->mycol, d[CSRC_], g->npcol) - ja0 < c1;)
+        l1++;
+    ckc_t a = {.p = p, .c0 = c0, .c1 = c1, .l0 = l0, .l1 = l1, .lraw = l0, .out = out, .raw = raw};
+    ft_team_par(ckp_cols_work, &a, (long long)(p->vb - p->va) * (l1 - l0));
 }
 
 /* right after the panel [c0, c1): the two copies of this process's tau */
@@ -364,25 +389,43 @@ FT_SIMD_CLONES static void axpy3(int64_t len, const double *restrict a, double w
     for (int64_t k = 0; k < len; k++) xe[k] += we * a[k], xw[k] += ww * a[k], xv[k] += wv * a[k];
 }
 
-static void trap_sums(pq_t *p, int64_t i, int64_t r0)
+/* The runs of thread t of nt in the row-split passes (trap_sums, setup_pass): the runs are cut
+ * into PQ_PARTS fixed parts, [nrun q / PQ_PARTS, nrun (q + 1) / PQ_PARTS), and thread t takes
+ * parts [PQ_PARTS t / nt, PQ_PARTS (t + 1) / nt): whole runs, rows no other thread touches, and
+ * partial sums per part whatever nt is (the same bits with one thread or sixteen). */
+#define PQ_PARTS FT_TEAM_MAX
+static int64_t part_run(const pq_t *p, int q) { return p->nrun * q / PQ_PARTS; }
+
+typedef struct {
+    pq_t *p;
+    int64_t i, r0, nr;
+    double *bx, *bc;
+} tr_t;
+
+static void trap_work(void *arg, int t, int nt)
 {
+    const tr_t *a = arg;
+    pq_t *p = a->p;
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
-    const int64_t m = p->m, n = p->n, c2 = PQ_NCS * p->ncb, nr = m - r0;
-    if (nr <= 0) return;
-    double *bx = p->hB, *bc = p->hB + nr * c2; /* packed rows [r0, m): X, then CK */
-    memset(bx, 0, sizeof(double) * (size_t)(2 * nr * c2));
+    const int64_t n = p->n, c2 = PQ_NCS * p->ncb, nr = a->nr, r0 = a->r0, i = a->i;
+    const int64_t k0 = part_run(p, PQ_PARTS * t / nt), k1 = part_run(p, PQ_PARTS * (t + 1) / nt);
+    if (k0 >= k1) return;
+    /* this thread's local rows [R0, R1), those from r0 on [lo, hi) */
+    const int64_t R0 = p->run[k0], R1 = p->run[k1];
     int64_t lo, hi;
     local_rows(p, r0, &lo, &hi);
+    lo = lo > R0 ? lo : R0, hi = hi < R1 ? hi : R1;
+    if (lo >= hi) return;
     const int64_t lld = d[LLD_];
     for (int64_t lj = 0; lj < p->W.lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
-        const double *a = p->A + lj * lld;
+        const double *x = p->A + lj * lld;
         if (c >= n && c < n + c2) { /* a checksum column */
-            double *o = bc + (c - n) * nr - r0;
+            double *o = a->bc + (c - n) * nr - r0;
             for (int64_t li = lo; li < hi;) { /* by runs of consecutive rows */
                 const int64_t e = run_end(p, li);
-                memcpy(o + p->rowg[li], a + li, sizeof(double) * (size_t)(e - li));
+                memcpy(o + p->rowg[li], x + li, sizeof(double) * (size_t)(e - li));
                 li = e;
             }
             continue;
@@ -391,15 +434,31 @@ static void trap_sums(pq_t *p, int64_t i, int64_t r0)
         const int64_t b = c / p->nbc;
         const double we = p->sig, ww = p->sig * abft_weight(c - b * p->nbc, p->Wb),
                      wv = p->sig * abft_weight_perm(c - b * p->nbc, p->Wb);
-        double *xe = bx + PQ_NCS * b * nr - r0, *xw = xe + nr, *xv = xw + nr;
+        double *xe = a->bx + PQ_NCS * b * nr - r0, *xw = xe + nr, *xv = xw + nr;
         /* a finished column: R only (rows <= c), not V */
-        const int64_t e = c < i ? local_first(p, c + 1) : hi;
+        int64_t e = c < i ? local_first(p, c + 1) : hi;
+        e = e < hi ? e : hi;
         for (int64_t li = lo; li < e;) {
-            const int64_t x = run_end(p, li) < e ? run_end(p, li) : e, l = p->rowg[li];
-            axpy3(x - li, a + li, we, ww, wv, xe + l, xw + l, xv + l);
-            li = x;
+            const int64_t y = run_end(p, li) < e ? run_end(p, li) : e, l = p->rowg[li];
+            axpy3(y - li, x + li, we, ww, wv, xe + l, xw + l, xv + l);
+            li = y;
         }
     }
+}
+
+/* (the rows split over the host team: each X row's sums are one thread's, added in the same
+ * column order as one thread would) */
+static void trap_sums(pq_t *p, int64_t i, int64_t r0)
+{
+    const dist_grid_t *g = &p->g;
+    const int64_t m = p->m, c2 = PQ_NCS * p->ncb, nr = m - r0;
+    if (nr <= 0) return;
+    double *bx = p->hB, *bc = p->hB + nr * c2; /* packed rows [r0, m): X, then CK */
+    memset(bx, 0, sizeof(double) * (size_t)(2 * nr * c2));
+    int64_t lo, hi;
+    local_rows(p, r0, &lo, &hi);
+    tr_t a = {.p = p, .i = i, .r0 = r0, .nr = nr, .bx = bx, .bc = bc};
+    ft_team_par(trap_work, &a, (long long)(hi - lo) * p->W.lc);
     dist_allsum(g, bx, nr, 2 * c2);
     for (int64_t x = 0; x < c2; x++) {
         memcpy(p->hX + x * m + r0, bx + x * nr, sizeof(double) * (size_t)nr);
@@ -673,6 +732,41 @@ FT_SIMD_CLONES static void setup_run(int64_t len, const double *restrict a, doub
     if (mt > *mx || mt != mt) *mx = mt;
 }
 
+typedef struct {
+    pq_t *p;
+    const double *A;
+    int64_t lda;
+    double *X, *part; /* part[2 (PQ_PARTS lj + q) ..]: part q's 1-norm and maximum of lj */
+} su_t;
+
+static void setup_work(void *arg, int t, int nt)
+{
+    const su_t *s = arg;
+    pq_t *p = s->p;
+    const int *d = p->dA;
+    const int64_t m = p->m, n = p->n, lld = d[LLD_];
+    const int q0 = PQ_PARTS * t / nt, q1 = PQ_PARTS * (t + 1) / nt;
+    for (int64_t lj = 0; lj < p->W.lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
+        if (c < 0 || c >= n) continue;
+        const double *a = s->A + lj * s->lda;
+        double *w = p->W.a + lj * lld;
+        const int64_t b = c / p->nbc;
+        const double ww = abft_weight(c - b * p->nbc, p->Wb),
+                     wv = abft_weight_perm(c - b * p->nbc, p->Wb);
+        double *xe = s->X + PQ_NCS * b * m, *xw = xe + m, *xv = xw + m;
+        for (int q = q0; q < q1; q++) {
+            double s1 = 0.0, mx = 0.0;
+            for (int64_t k = part_run(p, q); k < part_run(p, q + 1); k++) {
+                const int64_t li = p->run[k], l = p->rowg[li];
+                setup_run(p->run[k + 1] - li, a + li, w + li, ww, wv, xe + l, xw + l, xv + l,
+                          &s1, &mx);
+            }
+            s->part[2 * (PQ_PARTS * lj + q)] = s1, s->part[2 * (PQ_PARTS * lj + q) + 1] = mx;
+        }
+    }
+}
+
 static int setup_pass(pq_t *p, const double *A, int64_t lda)
 {
     const dist_grid_t *g = &p->g;
@@ -696,20 +790,31 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
             memcpy(w, a, sizeof(double) * (size_t)lr);
             continue;
         }
-        /* the rows outside sub(A) copied; those of sub(A) copied and summed in one pass */
+        /* the rows outside sub(A) copied; those of sub(A) copied and summed by setup_work */
         memcpy(w, a, sizeof(double) * (size_t)lo);
         memcpy(w + hi, a + hi, sizeof(double) * (size_t)(lr - hi));
-        const int64_t b = c / p->nbc;
-        const double ww = abft_weight(c - b * p->nbc, p->Wb),
-                     wv = abft_weight_perm(c - b * p->nbc, p->Wb);
-        double *xe = X + PQ_NCS * b * m, *xw = xe + m, *xv = xw + m, s1 = 0.0, mx = 0.0;
-        for (int64_t k = 0; k < p->nrun; k++) {
-            const int64_t li = p->run[k], l = p->rowg[li];
-            setup_run(p->run[k + 1] - li, a + li, w + li, ww, wv, xe + l, xw + l, xv + l, &s1,
-                      &mx);
+    }
+    /* the rows of sub(A) on the host team, split by parts of the runs; each part's 1-norm and
+     * maximum of each column, then summed in part order (the same bits whatever the threads) */
+    double *part = malloc(sizeof(double) * (size_t)(2 * PQ_PARTS * (p->W.lc > 0 ? p->W.lc : 1)));
+    if (!part) {
+        free(nr);
+        return FT_ERR_ALLOC;
+    }
+    su_t su = {.p = p, .A = A, .lda = lda, .X = X, .part = part};
+    ft_team_par(setup_work, &su, (long long)(hi - lo) * p->W.lc);
+    for (int64_t lj = 0; lj < p->W.lc; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
+        if (c < 0 || c >= n) continue;
+        double s1 = 0.0, mx = 0.0;
+        for (int q = 0; q < PQ_PARTS; q++) {
+            const double ps = part[2 * (PQ_PARTS * lj + q)], pm = part[2 * (PQ_PARTS * lj + q) + 1];
+            s1 += ps;
+            if (pm > mx || pm != pm) mx = pm;
         }
         nr[c] = s1, nr[n + c] = mx;
     }
+    free(part);
     nr[2 * n] = p->ctx->nfaults > 0; /* (with the maxima: no message of its own) */
     Cdgamx2d(g->ctxt, "All", " ", (int)n + 1, 1, nr + n, (int)n + 1, NULL, NULL, -1, -1, -1);
     p->anyf = nr[2 * n] > 0.0;
@@ -862,17 +967,34 @@ static int64_t compare(pq_t *p, int64_t i, double agg, const unsigned char *fixe
 /* dst := src for this process's elements of sub(A)'s columns from c0 on (dst and src the
  * same layout but their leading dimensions: W's local indices are A's, docs/dist.md) — what
  * PDLACPY does for two arrays of one distribution, without its per-block calls */
+typedef struct {
+    const pq_t *p;
+    double *dst;
+    const double *src;
+    int64_t ldd, lds, c0, lc;
+} cl_t;
+
+static void copy_work(void *arg, int t, int nt)
+{
+    const cl_t *a = arg;
+    const pq_t *p = a->p;
+    const int *d = p->dA;
+    const size_t len = sizeof(double) * (size_t)(p->vb - p->va);
+    for (int64_t lj = a->lc * t / nt; lj < a->lc * (t + 1) / nt; lj++) {
+        const int64_t c = dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
+        if (c >= a->c0 && c < p->n)
+            memcpy(a->dst + lj * a->ldd + p->va, a->src + lj * a->lds + p->va, len);
+    }
+}
+
 static void copy_local(const pq_t *p, double *dst, int64_t ldd, const double *src, int64_t lds,
                        int64_t c0)
 {
     const int *d = p->dA;
     const int lc = dist_numroc(d[N_], d[NB_], p->g.mycol, d[CSRC_], p->g.npcol);
-    const size_t len = sizeof(double) * (size_t)(p->vb - p->va);
-    if (!len) return;
-    for (int64_t lj = 0; lj < lc; lj++) {
-        const int64_t c = dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
-        if (c >= c0 && c < p->n) memcpy(dst + lj * ldd + p->va, src + lj * lds + p->va, len);
-    }
+    if (p->vb <= p->va) return;
+    cl_t a = {.p = p, .dst = dst, .src = src, .ldd = ldd, .lds = lds, .c0 = c0, .lc = lc};
+    ft_team_par(copy_work, &a, (long long)(p->vb - p->va) * lc); /* (columns on the team) */
 }
 
 /* restore the columns [ps, n) from the copy, apply the reflectors of [0, ps), form CK again */
