@@ -140,6 +140,29 @@ void ft_team_par(ft_team_fn fn, void *arg, long long work)
 typedef struct {
     ft_team_fn fn;
     void *arg;
+    int nt;
+} cap_t;
+
+static void cap_run(void *p, int t, int nt)
+{
+    const cap_t *c = p;
+    const int n = c->nt < nt ? c->nt : nt;
+    if (t < n) c->fn(c->arg, t, n);
+}
+
+void ft_team_par_max(ft_team_fn fn, void *arg, long long work, int maxnt)
+{
+    if (maxnt <= 1 || ft_host_threads() <= 1 || work < FT_TEAM_MIN_WORK) {
+        fn(arg, 0, 1);
+        return;
+    }
+    cap_t c = {fn, arg, maxnt};
+    team_par(cap_run, &c, work, FT_TEAM_MIN_WORK);
+}
+
+typedef struct {
+    ft_team_fn fn;
+    void *arg;
     int nchunk, next;
 } dyn_t;
 

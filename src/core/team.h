@@ -56,6 +56,9 @@ void ft_team_par(ft_team_fn fn, void *arg, long long work);
  * that the threads take in turn as they come. A helper that shares its core with OpenBLAS's
  * spinning threads (which yield between polls) runs at a fraction of the caller's speed; with a
  * fixed half each, the pass took as long as on the caller alone (bench/NOTES.md, issue 11 s7). */
+/* ft_team_par on at most maxnt threads (the others idle for this job): fn(arg, t, nt) with
+ * nt <= maxnt (the distributed routines' passes, where ranks share a node's cores: dist.h) */
+void ft_team_par_max(ft_team_fn fn, void *arg, long long work, int maxnt);
 #define FT_TEAM_CHUNKS 8
 void ft_team_par_dyn(ft_team_fn fn, void *arg, long long work);
 /* dst(0:rows, 0:cols) = src (lds, ldd >= rows) by whole columns on the shared team

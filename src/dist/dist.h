@@ -99,6 +99,13 @@ typedef struct {
 } dist_mat_t;
 int dist_mat_alloc(const dist_grid_t *g, int rows, int cols, int mb, int nb, dist_mat_t *x);
 
+/* The passes of ft_pdgemm and ft_pdgeqrf on ftla's host team (core/team.h), on at most
+ * dist_threads() threads: ft_host_threads(), or where the rank is not bound to fewer CPUs than
+ * the node has, the node's CPUs over its ranks (the launcher's OMPI_COMM_WORLD_LOCAL_SIZE,
+ * MPI_LOCALNRANKS or SLURM_NTASKS_PER_NODE); FTLA_HOST_THREADS, when set, as it says. */
+int dist_threads(void);
+void dist_team_par(void (*fn)(void *arg, int t, int nt), void *arg, long long work);
+
 /* sum a report's counters over every process (status and events stay local) */
 void dist_report_reduce(const dist_grid_t *g, ft_report_t *rep);
 /* the same, with nextra <= DIST_REDUCE_EXTRA more numbers summed in the same all-reduce */

@@ -1,8 +1,52 @@
 /* dist_common.c — block-cyclic helpers, argument checks and replicated reductions (dist.h). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "dist/dist.h"
+#include "core/team.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* the node's ranks, from the launcher's environment (Open MPI, MPICH / Hydra, Slurm), or 0 */
+static int local_ranks(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                                        "SLURM_NTASKS_PER_NODE"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *e = getenv(names[i]);
+        const long v = e && *e ? strtol(e, NULL, 10) : 0;
+        if (v > 0) return (int)v;
+    }
+    return 0;
+}
+
+int dist_threads(void)
+{
+    static int n = 0;
+    int v = __atomic_load_n(&n, __ATOMIC_RELAXED);
+    if (v > 0) return v;
+    v = ft_host_threads(); /* FTLA_HOST_THREADS, else the CPUs of the affinity mask */
+    const char *e = getenv("FTLA_HOST_THREADS");
+    const long online = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    const int mask = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
+    const int L = local_ranks();
+    /* a rank not bound to fewer CPUs than the node has shares them with the node's other ranks:
+     * its share (4 unbound ranks on 2 cores: 1 thread, not 2 — helpers descheduled behind the
+     * other ranks made the passes slower, docs/dist.md "Threads in a rank") */
+    if (!(e && *e) && L > 1 && online > 0 && mask >= online) {
+        const long share = online / L;
+        if (share < v) v = share < 1 ? 1 : (int)share;
+    }
+    __atomic_store_n(&n, v, __ATOMIC_RELAXED);
+    return v;
+}
+
+void dist_team_par(ft_team_fn fn, void *arg, long long work)
+{
+    ft_team_par_max(fn, arg, work, dist_threads());
+}
 
 int dist_grid(int ctxt, dist_grid_t *g)
 {

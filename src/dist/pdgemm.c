@@ -347,7 +347,7 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
               .ntt = ntt, .cfirst = cfirst, .ndig = ndig, .rm = rm, .cm = cm, .ri = ri,
               .rw = rw, .rv = rv, .out = out, .xt = xt, .dig = dig, .hd = hd, .trans = trans,
               .run = run, .nrun = nrun};
-    ft_team_par(ts_work, &a, (long long)lr * lc);
+    dist_team_par(ts_work, &a, (long long)lr * lc);
     free(run);
     if (hd) dig_parts(hd, ndig, lc - cfirst, dig);
     free(rm), free(cm), free(rw), free(ri), free(hd);
@@ -506,7 +506,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     }
     an_t aa = {.p = p, .X = X, .ld = ld, .lr = lr, .lc = lc, .cfirst = c0, .ndig = ndig,
                .rm = rm, .cm = cm, .an = an, .dig = dig, .hd = hd, .tr = tr};
-    ft_team_par(an_work, &aa, (long long)lr * lc);
+    dist_team_par(an_work, &aa, (long long)lr * lc);
     if (hd) dig_parts(hd, ndig, c1 - c0, dig);
     free(rm), free(cm), free(ysub), free(hd);
     dist_allsum(g, out, m, c2 + 1);
@@ -652,7 +652,7 @@ static void dg_work(void *arg, int t, int nth)
 static void op_digest(const pg_t *p, int x, uint64_t *out)
 {
     dg_t a = {.p = p, .x = x, .out = out};
-    ft_team_par(dg_work, &a, (long long)(p->op[x].r1 - p->op[x].r0) * (p->op[x].c1 - p->op[x].c0));
+    dist_team_par(dg_work, &a, (long long)(p->op[x].r1 - p->op[x].r0) * (p->op[x].c1 - p->op[x].c0));
 }
 
 /* before the encoding: each operand's local rectangle (the local rows and columns inside the

@@ -175,7 +175,7 @@ static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *r
     for (l1 = l0; l1 < lc && dist_global(l1, d[NB_], g->mycol, d[CSRC_], g->npcol) - ja0 < c1;)
         l1++;
     ckc_t a = {.p = p, .c0 = c0, .c1 = c1, .l0 = l0, .l1 = l1, .lraw = l0, .out = out, .raw = raw};
-    ft_team_par(ckp_cols_work, &a, (long long)(p->vb - p->va) * (l1 - l0));
+    dist_team_par(ckp_cols_work, &a, (long long)(p->vb - p->va) * (l1 - l0));
 }
 
 /* right after the panel [c0, c1): the two copies of this process's tau */
@@ -458,7 +458,7 @@ static void trap_sums(pq_t *p, int64_t i, int64_t r0)
     int64_t lo, hi;
     local_rows(p, r0, &lo, &hi);
     tr_t a = {.p = p, .i = i, .r0 = r0, .nr = nr, .bx = bx, .bc = bc};
-    ft_team_par(trap_work, &a, (long long)(hi - lo) * p->W.lc);
+    dist_team_par(trap_work, &a, (long long)(hi - lo) * p->W.lc);
     dist_allsum(g, bx, nr, 2 * c2);
     for (int64_t x = 0; x < c2; x++) {
         memcpy(p->hX + x * m + r0, bx + x * nr, sizeof(double) * (size_t)nr);
@@ -802,7 +802,7 @@ static int setup_pass(pq_t *p, const double *A, int64_t lda)
         return FT_ERR_ALLOC;
     }
     su_t su = {.p = p, .A = A, .lda = lda, .X = X, .part = part};
-    ft_team_par(setup_work, &su, (long long)(hi - lo) * p->W.lc);
+    dist_team_par(setup_work, &su, (long long)(hi - lo) * p->W.lc);
     for (int64_t lj = 0; lj < p->W.lc; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
         if (c < 0 || c >= n) continue;
@@ -994,7 +994,7 @@ static void copy_local(const pq_t *p, double *dst, int64_t ldd, const double *sr
     const int lc = dist_numroc(d[N_], d[NB_], p->g.mycol, d[CSRC_], p->g.npcol);
     if (p->vb <= p->va) return;
     cl_t a = {.p = p, .dst = dst, .src = src, .ldd = ldd, .lds = lds, .c0 = c0, .lc = lc};
-    ft_team_par(copy_work, &a, (long long)(p->vb - p->va) * lc); /* (columns on the team) */
+    dist_team_par(copy_work, &a, (long long)(p->vb - p->va) * lc); /* (columns on the team) */
 }
 
 /* restore the columns [ps, n) from the copy, apply the reflectors of [0, ps), form CK again */
