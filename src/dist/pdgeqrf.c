@@ -61,6 +61,7 @@
 #include "dist/dist.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,6 +89,7 @@ typedef struct {
     double *thr;     /* B */
     double *work;
     int lwork;
+    double *uw; /* the caller's work, when it holds W and work (w_elems + lwork): else NULL */
     int root;
     int64_t *rowg; /* global row (in sub(A)) of each local row, or -1 */
     /* the local rows of sub(A) are [va, vb) (the local order is the global order), in nrun runs
@@ -1057,10 +1059,11 @@ static int run(pq_t *p)
         /* from the context's host arena: cached between calls like the single-node routines'
          * work memory (blocks up to FT_ARENA_KEEP), so that a call does not pay the page faults
          * of a fresh local matrix (~0.02-0.05 s at 4096 on 2 x 2: bench/NOTES.md) */
-        void *w = NULL;
+        void *w = p->uw; /* the caller's work, when its LWORK holds W (w_elems) */
         const ft_backend_t *hb = ft_backend_host();
-        if ((st = ft_arena_alloc(&p->ctx->work[ft_backend_index(hb)], hb, 0,
-                                 sizeof(double) * (size_t)lld * (size_t)(lc > 1 ? lc : 1), &w)))
+        if (!w && (st = ft_arena_alloc(&p->ctx->work[ft_backend_index(hb)], hb, 0,
+                                       sizeof(double) * (size_t)lld * (size_t)(lc > 1 ? lc : 1),
+                                       &w)))
             return st;
         p->W.a = w;
         p->A0.a = p->A;
@@ -1414,6 +1417,15 @@ static int run(pq_t *p)
     return status;
 }
 
+/* the local elements of the work array W (run(): the caller's rows, ja - 1 + n + c2 columns) */
+static int64_t w_elems(const dist_grid_t *g, const int *da, int ja, int64_t n, int64_t c2)
+{
+    const int NW = ja - 1 + (int)(n + c2);
+    const int lr = dist_numroc(da[M_], da[MB_], g->myrow, da[RSRC_], g->nprow);
+    const int lc = dist_numroc(NW, da[NB_], g->mycol, da[CSRC_], g->npcol);
+    return (int64_t)(lr > 1 ? lr : 1) * (lc > 1 ? lc : 1);
+}
+
 static int check_args(const dist_grid_t *g, int m, int n, int ia, int ja, const int *dA, int lwork,
                       int *lwmin)
 {
@@ -1458,8 +1470,21 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
         *info = st;
         return rep->status = st;
     }
-    if (lwork == -1) { /* PDGEQRF's own answer */
+    /* the work of the loop: PDGEQRF's minimum (T and PDLARFB's work; PDGEQR2's is less), computed
+     * here rather than asked for (a query checks the arguments over the whole grid: two more
+     * collectives a call), + T again, and PDLARFB's work on the 3B checksum columns beside the
+     * trailing matrix (their local count rounded up by a block); a re-factorization's PDORMQR
+     * asks for its own (ormqr). With W before it (w_elems), the optimal LWORK: a caller's work
+     * that large holds both, so that no call allocates (or page-faults) its own copy of the
+     * local matrix — a W over the context's cached blocks (FT_ARENA_KEEP) is otherwise
+     * allocated afresh every call. The minimum stays PDGEQRF's (W then from the arena). */
+    const int64_t nbc = abft_qr_check_width(n), ncb = (n + nbc - 1) / nbc;
+    const int64_t lwi = lwmin + 2 * (int64_t)descA[NB_] * descA[NB_] +
+                        (int64_t)descA[NB_] * (PQ_NCS * ncb) + 64,
+                  lwopt = lwi + w_elems(&p.g, descA, ja, n, PQ_NCS * ncb);
+    if (lwork == -1) { /* PDGEQRF's own answer, or W and the loop's work in one (lwopt) */
         pdgeqrf_(&m, &n, A, &ia, &ja, descA, tau, work, &lwork, info);
+        if (lwopt <= INT_MAX && (double)lwopt > work[0]) work[0] = (double)lwopt;
         return rep->status = 0;
     }
     const int k = m < n ? m : n;
@@ -1474,18 +1499,15 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
     }
     p.ctx = ctx, p.rep = rep, p.m = m, p.n = n, p.ia = ia, p.ja = ja, p.k = k;
     p.A = A, p.tau = tau, p.dA = descA, p.root = root;
-    p.nbc = abft_qr_check_width(n);
-    p.ncb = (n + p.nbc - 1) / p.nbc;
+    p.nbc = nbc, p.ncb = ncb;
     p.Wb = abft_wden(p.nbc < n ? p.nbc : n);
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
     p.q = ctx->policy.verify_every > 0 ? ctx->policy.verify_every : 0;
-    /* the work of the loop: PDGEQRF's minimum (T and PDLARFB's work; PDGEQR2's is less), computed
-     * here rather than asked for (a query checks the arguments over the whole grid: two more
-     * collectives a call), + T again, and PDLARFB's work on the 3B checksum columns beside the
-     * trailing matrix (their local count rounded up by a block); a re-factorization's PDORMQR
-     * asks for its own (ormqr) */
-    p.lwork = lwmin + 2 * descA[NB_] * descA[NB_] + descA[NB_] * (int)(PQ_NCS * p.ncb) + 64;
-    p.work = malloc(sizeof(double) * (size_t)p.lwork);
+    p.lwork = (int)lwi;
+    if (work && lwork >= lwopt) /* the caller's work: W, then the loop's */
+        p.uw = work, p.work = work + (lwopt - lwi);
+    else
+        p.work = malloc(sizeof(double) * (size_t)p.lwork);
     const ft_backend_t *hb = ft_backend_host();
     const int mark = ft_arena_mark(&ctx->work[ft_backend_index(hb)]);
     if (p.work) {
@@ -1519,7 +1541,8 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
         }
     }
     ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* W */
-    free(p.E.a), free(p.hX), free(p.hB), free(p.thr), free(p.work);
+    free(p.E.a), free(p.hX), free(p.hB), free(p.thr);
+    if (!p.uw) free(p.work);
     free(p.rowg), free(p.run), free(p.ck), free(p.tau1), free(p.vk);
     { /* one all-reduce: an internal error anywhere, what only the root recorded, and the
        * report's counters, on every process */
