@@ -566,6 +566,12 @@ static void bench(int N, int nb, int runs, int q, const char *only)
     pdgeqrf_(&N, &N, A.a, &one, &one, A.desc, tau, &wq, &lw, &info);
     lw = (int)wq;
     double *work = malloc(sizeof(double) * (size_t)lw);
+    /* ft_pdgeqrf's own optimal work (W in it: docs/dist.md), unless FTLA_BENCH_MINWORK=1 (then
+     * PDGEQRF's, and W from the context's arena) */
+    int lwf = -1;
+    ft_pdgeqrf(N, N, A.a, 1, 1, A.desc, tau, &wq, -1, &info);
+    lwf = getenv("FTLA_BENCH_MINWORK") && atoi(getenv("FTLA_BENCH_MINWORK")) ? lw : (int)wq;
+    double *workf = malloc(sizeof(double) * (size_t)(lwf > lw ? lwf : lw));
     double *t = calloc((size_t)(4 * runs), sizeof(double));
     double *tp = calloc((size_t)(2 * runs), sizeof(double)); /* gemm's, then geqrf's */
     const double al = 1.0, be = 0.5;
@@ -588,7 +594,7 @@ static void bench(int N, int nb, int runs, int q, const char *only)
             else if (w == 2) pdgeqrf_(&N, &N, A.a, &one, &one, A.desc, tau, work, &lw, &info);
             else {
                 ft_report_t rep;
-                ft_pdgeqrf_ex(NULL, N, N, A.a, 1, 1, A.desc, tau, work, lw, &info, &rep);
+                ft_pdgeqrf_ex(NULL, N, N, A.a, 1, 1, A.desc, tau, workf, lwf, &info, &rep);
                 if (r > 0) tp[runs + r - 1] = rep.time_protect; /* the mean over the ranks */
             }
             Cblacs_barrier(g.ctxt, "All");
@@ -625,7 +631,7 @@ static void bench(int N, int nb, int runs, int q, const char *only)
                pr[k * runs], pr[k * runs + runs - 1]);
     }
     free(tp), free(pr);
-    free(t), free(work), free(tau), free(A.a), free(B.a), free(C.a), free(A0.a);
+    free(t), free(work), free(workf), free(tau), free(A.a), free(B.a), free(C.a), free(A0.a);
     Cblacs_gridexit(g.ctxt);
 }
 
