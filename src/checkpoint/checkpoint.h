@@ -24,7 +24,8 @@
  */
 void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
 /* The sums of one run x[0 .. len) with the weights of t = len - r (the last element t = 1):
- * ckp_sums_ref's column sums of a run alone, reduced (the distributed checkpoint's runs); *raw,
+ * ckp_sums_ref's column sums of a run alone, reduced (the distributed checkpoint: a process's
+ * part of a column below the diagonal, contiguous in its local array); *raw,
  * when not NULL, += the plain sum mod 2^64 of the run's bit patterns, read by the same loads. */
 void ckp_run_sums(const double *x, int64_t len, uint64_t out[CKP_NS], uint64_t *raw);
 /* The same sums, deferred reductions, on the shared team (the host kernel). */

@@ -652,7 +652,8 @@ static void dg_work(void *arg, int t, int nth)
 static void op_digest(const pg_t *p, int x, uint64_t *out)
 {
     dg_t a = {.p = p, .x = x, .out = out};
-    dist_team_par(dg_work, &a, (long long)(p->op[x].r1 - p->op[x].r0) * (p->op[x].c1 - p->op[x].c0));
+    dist_team_par(dg_work, &a,
+                  (long long)(p->op[x].r1 - p->op[x].r0) * (p->op[x].c1 - p->op[x].c0));
 }
 
 /* before the encoding: each operand's local rectangle (the local rows and columns inside the

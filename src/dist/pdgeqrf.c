@@ -34,9 +34,10 @@
  * (CK = [R11 R12; 0 A22] E holds without V), have a diskless checkpoint as ft_dgeqrf's (paper
  * 004 Sec. 6; checkpoint.h): after each panel's update every process takes the CKP_NS exact sums
  * in GF(p) of its own elements of each of the panel's columns below the diagonal (the weights of
- * their places in its local column), and right after the panel two copies of its tau — no communication; before
- * the reflectors are applied again (a re-factorization) and at the end, every process sums its
- * elements again and compares — up to two changed elements of its part of a column located and
+ * their places in its local column), and right after the panel two copies of its tau — no
+ * communication; before the reflectors are applied again (a re-factorization) and at the end,
+ * every process sums its elements again and compares — up to two changed elements of its part
+ * of a column located and
  * restored (ckp_locate, ckp_restore), more reported (one all-reduce of the verdict) — and votes
  * tau among its three copies.
  * Inside a step: a change to the panel's vectors or tau between the panel and the end of the
