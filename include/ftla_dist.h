@@ -39,14 +39,15 @@ int ft_pdgemm(char transa, char transb, int m, int n, int k, double alpha, const
 
 /**
  * QR factorization of sub(A) = A(ia:ia+m-1, ja:ja+n-1) as PDGEQRF (arguments 1-9 and info as
- * PDGEQRF's: the output layout is ScaLAPACK's, so PDORMQR / PDORGQR / PDGELS work on it; lwork
- * = -1 is a workspace query answered in work[0] with PDGEQRF's own size, and ftla allocates what
- * its checks need itself). Panel by panel: PDGEQRF on the panel, its block reflector (PDLARFB) on
- * the trailing matrix and on checksum blocks, verified at the end (policy.verify_every = q > 0:
- * also after every q-th panel, as ft_dgeqrf); errors in R and in the trailing matrix are
- * corrected, an error a panel has consumed is recovered by re-factoring from that panel. The
- * work array (a copy of the local A with the checksum blocks) comes from the context's cached
- * host work memory.
+ * PDGEQRF's: the output layout is ScaLAPACK's, so PDORMQR / PDORGQR / PDGELS work on it; the
+ * minimum lwork is PDGEQRF's; lwork = -1 is a workspace query answered in work[0] with the
+ * optimal size, which includes the work array W — a copy of the local A with the checksum
+ * blocks — when that fits in an int, else with PDGEQRF's own). Panel by panel: PDGEQR2 on the
+ * panel, its block reflector (PDLARFB) on the trailing matrix and on checksum blocks, verified
+ * at the end (policy.verify_every = q > 0: also after every q-th panel, as ft_dgeqrf); errors in
+ * R and in the trailing matrix are corrected, an error a panel has consumed is recovered by
+ * re-factoring from that panel. W lives in the caller's work when lwork holds it, else in the
+ * context's cached host work memory.
  * *info = 0 or -i as PDGEQRF; the return value as above.
  */
 int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, const int *descA,
