@@ -51,14 +51,14 @@ void ft_team_stop(ft_team_t *team);
  * from 0.57 to 1.08 ms with its 2 MB passes split, bench/NOTES.md) */
 #define FT_TEAM_MIN_WORK ((long long)1 << 20)
 void ft_team_par(ft_team_fn fn, void *arg, long long work);
+/* ft_team_par on at most maxnt threads (the others idle for this job): fn(arg, t, nt) with
+ * nt <= maxnt (the distributed routines' passes, where ranks share a node's cores: dist.h) */
+void ft_team_par_max(ft_team_fn fn, void *arg, long long work, int maxnt);
 /* ft_team_par for a fn whose t only splits the work into parts [N t / nt, N (t + 1) / nt) (no
  * state per thread): the work is cut into FT_TEAM_CHUNKS parts per thread, fn(arg, c, nchunks),
  * that the threads take in turn as they come. A helper that shares its core with OpenBLAS's
  * spinning threads (which yield between polls) runs at a fraction of the caller's speed; with a
  * fixed half each, the pass took as long as on the caller alone (bench/NOTES.md, issue 11 s7). */
-/* ft_team_par on at most maxnt threads (the others idle for this job): fn(arg, t, nt) with
- * nt <= maxnt (the distributed routines' passes, where ranks share a node's cores: dist.h) */
-void ft_team_par_max(ft_team_fn fn, void *arg, long long work, int maxnt);
 #define FT_TEAM_CHUNKS 8
 void ft_team_par_dyn(ft_team_fn fn, void *arg, long long work);
 /* dst(0:rows, 0:cols) = src (lds, ldd >= rows) by whole columns on the shared team

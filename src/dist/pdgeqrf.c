@@ -143,7 +143,7 @@ static int64_t local_first(const pq_t *p, int64_t r0);
  * whatever the number of threads). */
 typedef struct {
     pq_t *p;
-    int64_t c0, c1, l0, l1, lraw; /* local columns [l0, l1); raw[lj - lraw] */
+    int64_t l0, l1, lraw; /* local columns [l0, l1) (local_cols); raw[lj - lraw] */
     uint64_t *out, *raw;
 } ckc_t;
 
@@ -156,7 +156,6 @@ static void ckp_cols_work(void *arg, int t, int nt)
     for (int64_t lj = a->l0 + nl * t / nt; lj < a->l0 + nl * (t + 1) / nt; lj++) {
         const int64_t c =
             dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
-        if (c < a->c0 || c >= a->c1) continue;
         uint64_t *o = a->out + CKP_NS * lj, *h = a->raw ? a->raw + (lj - a->lraw) : NULL;
         if (h) *h = 0;
         const int64_t lo = local_first(p, c + 1);
@@ -166,18 +165,25 @@ static void ckp_cols_work(void *arg, int t, int nt)
     }
 }
 
-static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw)
+/* this process's local columns [*l0, *l1) whose columns of sub(A) are in [c0, c1): consecutive
+ * (the local order is the global one) */
+static void local_cols(const pq_t *p, int64_t c0, int64_t c1, int64_t *l0, int64_t *l1)
 {
     const dist_grid_t *g = &p->g;
     const int *d = p->dA;
     const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    /* the local columns in [c0, c1): consecutive (the local order is the global one) */
     const int64_t ja0 = p->ja - 1;
-    int64_t l0 = 0, l1;
-    while (l0 < lc && dist_global(l0, d[NB_], g->mycol, d[CSRC_], g->npcol) - ja0 < c0) l0++;
-    for (l1 = l0; l1 < lc && dist_global(l1, d[NB_], g->mycol, d[CSRC_], g->npcol) - ja0 < c1;)
-        l1++;
-    ckc_t a = {.p = p, .c0 = c0, .c1 = c1, .l0 = l0, .l1 = l1, .lraw = l0, .out = out, .raw = raw};
+    int64_t a = 0, b;
+    while (a < lc && dist_global(a, d[NB_], g->mycol, d[CSRC_], g->npcol) - ja0 < c0) a++;
+    for (b = a; b < lc && dist_global(b, d[NB_], g->mycol, d[CSRC_], g->npcol) - ja0 < c1;) b++;
+    *l0 = a, *l1 = b;
+}
+
+static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw)
+{
+    int64_t l0, l1;
+    local_cols(p, c0, c1, &l0, &l1);
+    ckc_t a = {.p = p, .l0 = l0, .l1 = l1, .lraw = l0, .out = out, .raw = raw};
     dist_team_par(ckp_cols_work, &a, (long long)(p->vb - p->va) * (l1 - l0));
 }
 
@@ -974,30 +980,26 @@ typedef struct {
     const pq_t *p;
     double *dst;
     const double *src;
-    int64_t ldd, lds, c0, lc;
+    int64_t ldd, lds, l0, l1;
 } cl_t;
 
 static void copy_work(void *arg, int t, int nt)
 {
     const cl_t *a = arg;
     const pq_t *p = a->p;
-    const int *d = p->dA;
     const size_t len = sizeof(double) * (size_t)(p->vb - p->va);
-    for (int64_t lj = a->lc * t / nt; lj < a->lc * (t + 1) / nt; lj++) {
-        const int64_t c = dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
-        if (c >= a->c0 && c < p->n)
-            memcpy(a->dst + lj * a->ldd + p->va, a->src + lj * a->lds + p->va, len);
-    }
+    const int64_t nl = a->l1 - a->l0;
+    for (int64_t lj = a->l0 + nl * t / nt; lj < a->l0 + nl * (t + 1) / nt; lj++)
+        memcpy(a->dst + lj * a->ldd + p->va, a->src + lj * a->lds + p->va, len);
 }
 
 static void copy_local(const pq_t *p, double *dst, int64_t ldd, const double *src, int64_t lds,
                        int64_t c0)
 {
-    const int *d = p->dA;
-    const int lc = dist_numroc(d[N_], d[NB_], p->g.mycol, d[CSRC_], p->g.npcol);
     if (p->vb <= p->va) return;
-    cl_t a = {.p = p, .dst = dst, .src = src, .ldd = ldd, .lds = lds, .c0 = c0, .lc = lc};
-    dist_team_par(copy_work, &a, (long long)(p->vb - p->va) * lc); /* (columns on the team) */
+    cl_t a = {.p = p, .dst = dst, .src = src, .ldd = ldd, .lds = lds};
+    local_cols(p, c0, p->n, &a.l0, &a.l1);
+    dist_team_par(copy_work, &a, (long long)(p->vb - p->va) * (a.l1 - a.l0)); /* by columns */
 }
 
 /* restore the columns [ps, n) from the copy, apply the reflectors of [0, ps), form CK again */
