@@ -48,11 +48,14 @@
 #include "core/inject.h"
 #include "core/simd.h"
 #include "core/team.h"
+#include "core/vec.h"
 #include "dist/dist.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* checksums a tile: plain, weighted, permuted weights */
 #define NCK 3
@@ -98,7 +101,27 @@ typedef struct {
     /* FT_REGION_A / _B faults applied on this process, undone when the call returns */
     double *fp[FT_MAX_FAULTS], fbefore[FT_MAX_FAULTS];
     int nfp;
+    /* FTLA_DIST_PROFILE: seconds of each phase on this process (printed by the root); pcpu:
+     * by this thread's CPU time (FTLA_DIST_PROFILE=cpu) */
+    double *pf;
+    int pcpu;
 } pg_t;
+
+enum { PG_BSUMS, PG_PGEMM, PG_ANPASS, PG_C0SUMS, PG_PRODUCT, PG_CSUMS, PG_VERIFY, PG_DIGEST,
+       PG_ALLRED, PG_N };
+static const char *const pg_name[PG_N] = {"B_sums", "pred_gemm", "A_pass", "C0_sums", "product",
+                                          "C_sums", "verify", "digests", "(allreduce)"};
+/* the profile's clock: the wall clock, or with FTLA_DIST_PROFILE=cpu this thread's CPU time (a
+ * rank sharing its core counts only its own work) */
+static double pg_now(const pg_t *p)
+{
+    if (!p->pcpu) return ft_wtime();
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+#define PG_TIC(p) const double pg_t0_ = pg_now(p)
+#define PG_TOC(p, ph) ((p)->pf[ph] += pg_now(p) - pg_t0_)
 
 static int notrans(char t) { return t == 'N' || t == 'n'; }
 
@@ -200,6 +223,104 @@ FT_SIMD_CLONES static void sums4t(int64_t len, const double *restrict x, double 
     for (int u = 0; u < 8; u++) acc[0] += e8[u], acc[1] += w8[u], acc[2] += v8[u], acc[3] += a8[u];
 }
 
+#ifdef FT_HAVE_VEC
+/* The same sums four columns at a time (G of them, consecutive local columns of one tile): each
+ * row's four sums are read and written once a group, not once a column — the per-column loops
+ * above are bound by those reads and writes, not by the memory (1.8x the time at 4096 on 2 x 2,
+ * the operand cold; bench/NOTES.md) — while the G columns stream side by side. Each sum still
+ * adds the columns in their order and the lanes as sums4 / sums4t do (the same bits, but for
+ * FMA contraction, which may differ between the clones anyway); h[g]: column g's digest part. */
+#define G 4
+
+static inline __attribute__((always_inline)) void g_body(const int xt, int64_t len,
+                                                         const double *restrict x, int64_t ld,
+                                                         const double *restrict cw,
+                                                         const double *restrict rw,
+                                                         const double *restrict rv,
+                                                         double *restrict xe,
+                                                         double *restrict xw,
+                                                         double *restrict xv,
+                                                         double *restrict xa, uint64_t h[G],
+                                                         double acc[G][4])
+{
+    const ft_v8d z = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    ft_v8u H[G];
+    ft_v8d CE[G], CW[G], CV[G], CA[G];
+    for (int g = 0; g < G; g++) H[g] = (ft_v8u){0}, CE[g] = CW[g] = CV[g] = CA[g] = z;
+    int64_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+        ft_v8d E = ft_v8d_load(xe + k), W = ft_v8d_load(xw + k), V = ft_v8d_load(xv + k),
+               A = ft_v8d_load(xa + k), r = z, q = z;
+        if (xt) r = ft_v8d_load(rw + k), q = ft_v8d_load(rv + k);
+        for (int g = 0; g < G; g++) {
+            const ft_v8d y = ft_v8d_load(x + g * ld + k), pe = cw[3 * g] * y,
+                         b = ft_v8d_abs(pe);
+            E += pe, W += cw[3 * g + 1] * y, V += cw[3 * g + 2] * y, A += b;
+            H[g] += ft_v8u_load(x + g * ld + k);
+            if (xt) CE[g] += pe, CW[g] += r * y, CV[g] += q * y, CA[g] += b;
+        }
+        ft_v8d_store(xe + k, E), ft_v8d_store(xw + k, W), ft_v8d_store(xv + k, V);
+        ft_v8d_store(xa + k, A);
+    }
+    for (int g = 0; g < G; g++) h[g] = ft_v8u_hsum(H[g]);
+    for (; k < len; k++) {
+        double e = xe[k], w = xw[k], v = xv[k], a = xa[k];
+        for (int g = 0; g < G; g++) {
+            const double y = x[g * ld + k], pe = cw[3 * g] * y, b = fabs(pe);
+            e += pe, w += cw[3 * g + 1] * y, v += cw[3 * g + 2] * y, a += b;
+            h[g] += bits_of(y);
+            if (xt) CE[g][0] += pe, CW[g][0] += rw[k] * y, CV[g][0] += rv[k] * y, CA[g][0] += b;
+        }
+        xe[k] = e, xw[k] = w, xv[k] = v, xa[k] = a;
+    }
+    if (xt)
+        for (int g = 0; g < G; g++)
+            for (int u = 0; u < 8; u++)
+                acc[g][0] += CE[g][u], acc[g][1] += CW[g][u], acc[g][2] += CV[g][u],
+                    acc[g][3] += CA[g][u];
+}
+
+FT_SIMD_CLONES static void sums4g(int64_t len, const double *restrict x, int64_t ld,
+                                  const double *restrict cw, double *restrict xe,
+                                  double *restrict xw, double *restrict xv, double *restrict xa,
+                                  uint64_t h[G])
+{
+    g_body(0, len, x, ld, cw, NULL, NULL, xe, xw, xv, xa, h, NULL);
+}
+
+FT_SIMD_CLONES static void sums4tg(int64_t len, const double *restrict x, int64_t ld,
+                                   const double *restrict cw, const double *restrict rw,
+                                   const double *restrict rv, double *restrict xe,
+                                   double *restrict xw, double *restrict xv, double *restrict xa,
+                                   uint64_t h[G], double acc[G][4])
+{
+    g_body(1, len, x, ld, cw, rw, rv, xe, xw, xv, xa, h, acc);
+}
+
+/* abs_sums four columns at a time: xa += |sig x| of each column in turn, h[g] their digests */
+FT_SIMD_CLONES static void abs_sums_g(int64_t len, const double *restrict x, int64_t ld,
+                                      double sig, double *restrict xa, uint64_t h[G])
+{
+    ft_v8u H[G];
+    for (int g = 0; g < G; g++) H[g] = (ft_v8u){0};
+    int64_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+        ft_v8d A = ft_v8d_load(xa + k);
+        for (int g = 0; g < G; g++) {
+            A += ft_v8d_abs(sig * ft_v8d_load(x + g * ld + k));
+            H[g] += ft_v8u_load(x + g * ld + k);
+        }
+        ft_v8d_store(xa + k, A);
+    }
+    for (int g = 0; g < G; g++) h[g] = ft_v8u_hsum(H[g]);
+    for (; k < len; k++) {
+        double a = xa[k];
+        for (int g = 0; g < G; g++) a += fabs(sig * x[g * ld + k]), h[g] += bits_of(x[g * ld + k]);
+        xa[k] = a;
+    }
+}
+#endif
+
 /* the digests of nc columns: the sums (mod 2^64) of the threads' parts, hd[t * ndig + c] */
 static void dig_parts(const uint64_t *hd, int64_t ndig, int64_t nc, uint64_t *dig)
 {
@@ -219,6 +340,55 @@ static void split(int64_t n, int t, int nt, const int64_t *ri, int64_t *lo, int6
         while (c[x] > 0 && c[x] < n && ri[c[x]] == ri[c[x] - 1]) c[x]++;
     *lo = c[0], *hi = c[1];
 }
+
+#ifdef FT_HAVE_VEC
+/* ts_work's loop (not trans) for the G local columns lj.. of one tile (sums4g, sums4tg) */
+static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t k0, uint64_t *hd)
+{
+    const pg_t *p = a->p;
+    const int64_t T = p->T, rows = a->rows, ext = a->ext, ntt = a->ntt;
+    const int64_t *rm = a->rm, *cm = a->cm, *ri = a->ri, J = cm[lj] / T;
+    double cw[3 * G], acc[G][4] = {{0.0}};
+    for (int g = 0; g < G; g++) {
+        const int64_t c = cm[lj + g] - J * T;
+        cw[3 * g] = p->sig, cw[3 * g + 1] = p->sig * abft_weight(c, p->W);
+        cw[3 * g + 2] = p->sig * abft_weight_perm(c, p->W);
+    }
+    double *xe = a->out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows;
+    double *xa = a->out + NCK * ((ext + T - 1) / T) * rows + J * rows, *xt = a->xt;
+    const double *x = a->X + lj * a->ld;
+    uint64_t h[G] = {0}, hr[G];
+    int64_t cur = -1;
+    for (int64_t k = k0; k < a->nrun && a->run[k] < l1; k++) {
+        const int64_t s0 = a->run[k] > l0 ? a->run[k] : l0;
+        const int64_t e = a->run[k + 1] < l1 ? a->run[k + 1] : l1, r = rm[s0];
+        if (r < 0 || e <= s0) continue; /* rows outside sub(X) */
+        if (!xt) {
+            sums4g(e - s0, x + s0, a->ld, cw, xe + r, xw + r, xv + r, xa + r, hr);
+        } else {
+            if (ri[s0] != cur) {
+                for (int g = 0; g < G && cur >= 0; g++) {
+                    const int64_t c = cm[lj + g];
+                    xt[c + NCK * cur * ext] += acc[g][0], xt[c + (NCK * cur + 1) * ext] += acc[g][1],
+                        xt[c + (NCK * cur + 2) * ext] += acc[g][2],
+                        xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
+                }
+                cur = ri[s0];
+                memset(acc, 0, sizeof acc);
+            }
+            sums4tg(e - s0, x + s0, a->ld, cw, a->rw + s0, a->rv + s0, xe + r, xw + r, xv + r,
+                    xa + r, hr, acc);
+        }
+        for (int g = 0; g < G; g++) h[g] += hr[g];
+    }
+    for (int g = 0; g < G && cur >= 0; g++) {
+        const int64_t c = cm[lj + g];
+        xt[c + NCK * cur * ext] += acc[g][0], xt[c + (NCK * cur + 1) * ext] += acc[g][1],
+            xt[c + (NCK * cur + 2) * ext] += acc[g][2], xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
+    }
+    for (int g = 0; g < G && hd; g++) hd[lj + g - a->cfirst] = h[g];
+}
+#endif
 
 static void ts_work(void *arg, int t, int nth)
 {
@@ -259,6 +429,13 @@ static void ts_work(void *arg, int t, int nth)
         if (c < 0) continue;
         const double *x = a->X + lj * a->ld;
         const int64_t J = c / T;
+#ifdef FT_HAVE_VEC
+        if (lj + G <= a->lc && cm[lj + G - 1] >= 0 && cm[lj + G - 1] / T == J) {
+            ts_group(a, lj, l0, l1, k0, hd);
+            lj += G - 1;
+            continue;
+        }
+#endif
         const double se = p->sig, sw = p->sig * abft_weight(c - J * T, p->W),
                      sv = p->sig * abft_weight_perm(c - J * T, p->W);
         double *xe = out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows, *xa = oa + J * rows;
@@ -351,7 +528,9 @@ static int tile_sums(const pg_t *p, const double *X, int i0, int j0, const int *
     free(run);
     if (hd) dig_parts(hd, ndig, lc - cfirst, dig);
     free(rm), free(cm), free(rw), free(ri), free(hd);
+    PG_TIC(p);
     dist_allsum(g, out, rows, (NCK + 1) * nt);
+    PG_TOC(p, PG_ALLRED);
     return FT_SUCCESS;
 }
 
@@ -445,6 +624,19 @@ static void an_work(void *arg, int t, int nth)
     for (int64_t lj = 0; lj < a->lc; lj++) {
         if (cm[lj] < 0) continue;
         const double *x = a->X + lj * a->ld;
+#ifdef FT_HAVE_VEC
+        if (lj + G <= a->lc && cm[lj + G - 1] >= 0) { /* four columns at a time */
+            uint64_t h[G] = {0}, hr[G];
+            for (int64_t q = 0; q < nrun; q++) {
+                const int64_t s0 = run[2 * q];
+                abs_sums_g(run[2 * q + 1] - s0, x + s0, a->ld, sig, a->an + rm[s0], hr);
+                for (int g = 0; g < G; g++) h[g] += hr[g];
+            }
+            for (int g = 0; g < G && hd; g++) hd[lj + g - a->cfirst] = h[g];
+            lj += G - 1;
+            continue;
+        }
+#endif
         uint64_t h = 0;
         for (int64_t q = 0; q < nrun; q++) {
             const int64_t s0 = run[2 * q];
@@ -488,6 +680,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
         for (int64_t l = 0; l < nk; l++) ysub[l + x * nk] = Y[km[l] + x * k];
     /* the local product: op(X_local) (nmi x nk) times ysub (nk x c2), into a local block */
     double *loc = ysub + nk * c2;
+    PG_TIC(p);
     if (nmi > 0 && nk > 0) {
         const int M = (int)nmi, N = (int)c2, K = (int)nk, LDA = (int)(ld > 1 ? ld : 1);
         const double one = 1.0, zero = 0.0;
@@ -496,6 +689,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     }
     for (int64_t x = 0; x < c2 && nk > 0; x++) /* (no local product without k-indices) */
         for (int64_t l = 0; l < nmi; l++) out[mm[l] + x * m] += loc[l + x * nmi];
+    PG_TOC(p, PG_PGEMM);
     /* |sig op(X)| row sums: over the local rows of X (rows of op(X) unless transposed); with
      * dig, the operand digest of each local column from the same loads (op_setup) */
     const int64_t ndig = c1 > c0 ? c1 - c0 : 1;
@@ -506,10 +700,18 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     }
     an_t aa = {.p = p, .X = X, .ld = ld, .lr = lr, .lc = lc, .cfirst = c0, .ndig = ndig,
                .rm = rm, .cm = cm, .an = an, .dig = dig, .hd = hd, .tr = tr};
-    dist_team_par(an_work, &aa, (long long)lr * lc);
+    {
+        PG_TIC(p);
+        dist_team_par(an_work, &aa, (long long)lr * lc);
+        PG_TOC(p, PG_ANPASS);
+    }
     if (hd) dig_parts(hd, ndig, c1 - c0, dig);
     free(rm), free(cm), free(ysub), free(hd);
-    dist_allsum(g, out, m, c2 + 1);
+    {
+            PG_TIC(p);
+        dist_allsum(g, out, m, c2 + 1);
+        PG_TOC(p, PG_ALLRED);
+    }
     memcpy(s->P, out, sizeof(double) * (size_t)(m * c2));
     memcpy(s->an, an, sizeof(double) * (size_t)m);
     return FT_SUCCESS;
@@ -634,6 +836,20 @@ typedef struct {
     uint64_t *out;
 } dg_t;
 
+/* the sum mod 2^64 of n bit patterns (eight lanes: the order does not matter) */
+FT_SIMD_CLONES static uint64_t col_digest(int64_t n, const double *restrict x)
+{
+    int64_t i = 0;
+    uint64_t h = 0;
+#ifdef FT_HAVE_VEC
+    ft_v8u v = {0};
+    for (; i + 8 <= n; i += 8) v += ft_v8u_load(x + i);
+    h = ft_v8u_hsum(v);
+#endif
+    for (; i < n; i++) h += bits_of(x[i]);
+    return h;
+}
+
 static void dg_work(void *arg, int t, int nth)
 {
     const dg_t *a = arg;
@@ -642,11 +858,8 @@ static void dg_work(void *arg, int t, int nth)
     const int64_t ld = (a->x ? p->dB : p->dA)[LLD_], c0 = p->op[a->x].c0;
     int64_t l0, l1;
     split(p->op[a->x].c1 - c0, t, nth, NULL, &l0, &l1);
-    for (int64_t lj = c0 + l0; lj < c0 + l1; lj++) {
-        uint64_t h = 0;
-        for (int64_t li = p->op[a->x].r0; li < p->op[a->x].r1; li++) h += bits_of(X[li + lj * ld]);
-        a->out[lj - c0] = h;
-    }
+    const int64_t r0 = p->op[a->x].r0, nr = p->op[a->x].r1 - r0;
+    for (int64_t lj = c0 + l0; lj < c0 + l1; lj++) a->out[lj - c0] = col_digest(nr, X + r0 + lj * ld);
 }
 
 static void op_digest(const pg_t *p, int x, uint64_t *out)
@@ -1030,9 +1243,12 @@ static int run(pg_t *p)
      * one all-reduce */
     const int dg = p->ctx->policy.operand_check >= 0;
     int st = dg ? op_setup(p) : FT_SUCCESS;
-    if (!st)
+    if (!st) {
+        PG_TIC(p);
         st = tile_sums(p, p->B, p->ib - 1, p->jb - 1, p->dB, !notrans(p->tb), k, n, yz, NULL,
                        dg ? p->op[1].dig : NULL);
+        PG_TOC(p, PG_BSUMS);
+    }
     if (!st) {
         zmax_of(&p->r, yz + k * NCK * nt, k);
         st = predict(p, &p->r, p->A, p->dA, p->ia, p->ja, !notrans(p->ta), yz,
@@ -1042,7 +1258,9 @@ static int run(pg_t *p)
     if (st) return st;
     p->digested = dg;
     if (p->beta != 0.0) {
+        PG_TIC(p);
         FT_CHECK(c_sums(p, &p->r, p->c0t));
+        PG_TOC(p, PG_C0SUMS);
         memcpy(p->r.C0, p->r.CS, sizeof(double) * (size_t)(m * NCK * nt));
         memcpy(p->r.h, p->r.s, sizeof(double) * (size_t)(m * nt));
     }
@@ -1057,15 +1275,21 @@ static int run(pg_t *p)
     if (p->ctx->nfaults) inject_ops(p, call);
 
     /* the product */
+    const double tq = pg_now(p);
     pdgemm_(&p->ta, &p->tb, &m, &n, &k, &p->alpha, p->A, &p->ia, &p->ja, p->dA, p->B, &p->ib,
             &p->jb, p->dB, &p->beta, p->C, &p->ic, &p->jc, p->dC, 1, 1);
     if (p->ctx->nfaults) inject_c(p, call);
 
     const double t1 = ft_wtime();
+    p->pf[PG_PRODUCT] += pg_now(p) - tq;
+    const double tc = pg_now(p);
     FT_CHECK(c_sums(p, &p->r, NULL));
+    p->pf[PG_CSUMS] += pg_now(p) - tc;
     int *fail = malloc(sizeof(int) * (size_t)m * (size_t)nt);
     if (!fail) return FT_ERR_ALLOC;
+    const double tv = pg_now(p);
     int64_t nu = 0, nf = verify(p, &p->r, fail, &nu);
+    p->pf[PG_VERIFY] += pg_now(p) - tv;
     if (p->root) p->rep->checks += (int64_t)m * nt, p->rep->unchecked += nu;
     int status = FT_SUCCESS;
     if (nf > 0 && !cols) {
@@ -1199,6 +1423,10 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
         rep->time_total = ft_wtime() - t0;
         return rep->status = 0;
     }
+    double pf[PG_N] = {0};
+    const char *prof = getenv("FTLA_DIST_PROFILE");
+    if (prof && (!*prof || *prof == '0')) prof = NULL;
+    p.pf = pf, p.pcpu = prof && !strcmp(prof, "cpu");
     p.ctx = ctx, p.rep = rep, p.ta = transa, p.tb = transb, p.m = m, p.n = n, p.k = k;
     p.ia = ia, p.ja = ja, p.ib = ib, p.jb = jb, p.ic = ic, p.jc = jc;
     p.alpha = alpha, p.beta = beta, p.A = A, p.B = B, p.C = C;
@@ -1221,9 +1449,20 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     /* the operands against their digests, after the last product (every path's) */
     double x[2] = {0.0, 0.0};
     if (p.digested) {
-        const double td = ft_wtime();
+        const double td = ft_wtime(), tdc = pg_now(&p);
         x[1] = op_changed(&p);
         rep->time_protect += ft_wtime() - td;
+        pf[PG_DIGEST] += pg_now(&p) - tdc;
+    }
+    if (prof && p.root) {
+        {
+            char line[320];
+            int o = snprintf(line, sizeof line, "ft_pdgemm %dx%dx%d phases (%s s):", m, n, k,
+                             p.pcpu ? "CPU" : "wall");
+            for (int x = 0; x < PG_N && o < (int)sizeof line; x++)
+                o += snprintf(line + o, sizeof line - (size_t)o, " %s %.4f", pg_name[x], pf[x]);
+            fprintf(stderr, "%s total %.4f\n", line, ft_wtime() - t0);
+        }
     }
     for (int q = p.nfp - 1; q >= 0; q--) *p.fp[q] = p.fbefore[q]; /* injected operand faults */
     free(p.r.mem), free(p.c.mem), free(p.buf), free(p.c0t), free(p.C0);
