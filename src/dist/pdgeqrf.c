@@ -398,6 +398,33 @@ FT_SIMD_CLONES static void axpy3(int64_t len, const double *restrict a, double w
     for (int64_t k = 0; k < len; k++) xe[k] += we * a[k], xw[k] += ww * a[k], xv[k] += wv * a[k];
 }
 
+#if FT_HAVE_VEC
+/* axpy3 for four columns (x: the first, ld apart; weights we[g], ww[g], wv[g]): each row's sums
+ * read and written once, the columns added in their order */
+FT_SIMD_CLONES static void axpy3x4(int64_t len, const double *restrict x, int64_t ld,
+                                   const double *restrict wt, double *restrict xe,
+                                   double *restrict xw, double *restrict xv)
+{
+    int64_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+        ft_v8d E = ft_v8d_load(xe + k), W = ft_v8d_load(xw + k), V = ft_v8d_load(xv + k);
+        for (int g = 0; g < 4; g++) {
+            const ft_v8d y = ft_v8d_load(x + g * ld + k);
+            E += wt[3 * g] * y, W += wt[3 * g + 1] * y, V += wt[3 * g + 2] * y;
+        }
+        ft_v8d_store(xe + k, E), ft_v8d_store(xw + k, W), ft_v8d_store(xv + k, V);
+    }
+    for (; k < len; k++) {
+        double e = xe[k], f = xw[k], h = xv[k];
+        for (int g = 0; g < 4; g++) {
+            const double y = x[g * ld + k];
+            e += wt[3 * g] * y, f += wt[3 * g + 1] * y, h += wt[3 * g + 2] * y;
+        }
+        xe[k] = e, xw[k] = f, xv[k] = h;
+    }
+}
+#endif
+
 /* The runs of thread t of nt in the row-split passes (trap_sums, setup_pass): the runs are cut
  * into PQ_PARTS fixed parts, [nrun q / PQ_PARTS, nrun (q + 1) / PQ_PARTS), and thread t takes
  * parts [PQ_PARTS t / nt, PQ_PARTS (t + 1) / nt): whole runs, rows no other thread touches, and
@@ -447,6 +474,41 @@ static void trap_work(void *arg, int t, int nt)
         /* a finished column: R only (rows <= c), not V */
         int64_t e = c < i ? local_first(p, c + 1) : hi;
         e = e < hi ? e : hi;
+#if FT_HAVE_VEC
+        if (lj + 4 <= p->W.lc) { /* with the next three columns of this block: their rows
+                                  * [lo, e) four at a time (a later column ends no earlier),
+                                  * then the rest of each of them */
+            const int64_t cl = dist_global(lj + 3, d[NB_], g->mycol, d[CSRC_], g->npcol) -
+                               (p->ja - 1);
+            if (cl < n && cl / p->nbc == b) {
+                double wt[12];
+                int64_t eg[4];
+                for (int u = 0; u < 4; u++) {
+                    const int64_t cu = dist_global(lj + u, d[NB_], g->mycol, d[CSRC_],
+                                                   g->npcol) - (p->ja - 1);
+                    wt[3 * u] = we, wt[3 * u + 1] = p->sig * abft_weight(cu - b * p->nbc, p->Wb);
+                    wt[3 * u + 2] = p->sig * abft_weight_perm(cu - b * p->nbc, p->Wb);
+                    eg[u] = cu < i ? local_first(p, cu + 1) : hi;
+                    eg[u] = eg[u] < hi ? eg[u] : hi;
+                }
+                for (int64_t li = lo; li < e;) {
+                    const int64_t y = run_end(p, li) < e ? run_end(p, li) : e, l = p->rowg[li];
+                    axpy3x4(y - li, x + li, lld, wt, xe + l, xw + l, xv + l);
+                    li = y;
+                }
+                for (int u = 1; u < 4; u++)
+                    for (int64_t li = e > lo ? e : lo; li < eg[u];) {
+                        const int64_t y = run_end(p, li) < eg[u] ? run_end(p, li) : eg[u],
+                                      l = p->rowg[li];
+                        axpy3(y - li, x + u * lld + li, wt[3 * u], wt[3 * u + 1], wt[3 * u + 2],
+                              xe + l, xw + l, xv + l);
+                        li = y;
+                    }
+                lj += 3;
+                continue;
+            }
+        }
+#endif
         for (int64_t li = lo; li < e;) {
             const int64_t y = run_end(p, li) < e ? run_end(p, li) : e, l = p->rowg[li];
             axpy3(y - li, x + li, we, ww, wv, xe + l, xw + l, xv + l);
@@ -741,6 +803,54 @@ FT_SIMD_CLONES static void setup_run(int64_t len, const double *restrict a, doub
     if (mt > *mx || mt != mt) *mx = mt;
 }
 
+#if FT_HAVE_VEC
+/* setup_run for G = 4 consecutive local columns of one checksum block (a, w: the first; lda,
+ * ldw apart): each row's three sums are read and written once a group, not once a column (the
+ * per-column loop is bound by those reads and writes, as ft_pdgemm's sums were: bench/NOTES.md),
+ * the columns added in their order; each column's norm and maximum as setup_run forms them (the
+ * same bits). */
+#define PQ_G 4
+FT_SIMD_CLONES static void setup_run4(int64_t len, const double *restrict a, int64_t lda,
+                                      double *restrict w, int64_t ldw, const double *restrict ww,
+                                      const double *restrict wv, double *restrict xe,
+                                      double *restrict xw, double *restrict xv,
+                                      double *restrict s1, double *restrict mx)
+{
+    ft_v8d s[PQ_G], mm[PQ_G];
+    for (int g = 0; g < PQ_G; g++) s[g] = mm[g] = (ft_v8d){0.0};
+    int64_t k = 0;
+    for (; k + 8 <= len; k += 8) {
+        ft_v8d E = ft_v8d_load(xe + k), W = ft_v8d_load(xw + k), V = ft_v8d_load(xv + k);
+        for (int g = 0; g < PQ_G; g++) {
+            const ft_v8d v = ft_v8d_load(a + g * lda + k), av = ft_v8d_abs(v);
+            ft_v8d_store(w + g * ldw + k, v);
+            s[g] += av;
+            mm[g] = ft_v8d_max(mm[g], av);
+            E += v, W += ww[g] * v, V += wv[g] * v;
+        }
+        ft_v8d_store(xe + k, E), ft_v8d_store(xw + k, W), ft_v8d_store(xv + k, V);
+    }
+    double ss[PQ_G] = {0.0}, mt[PQ_G] = {0.0};
+    for (; k < len; k++) {
+        double e = xe[k], f = xw[k], h = xv[k];
+        for (int g = 0; g < PQ_G; g++) {
+            const double v = a[g * lda + k], av = fabs(v);
+            w[g * ldw + k] = v;
+            ss[g] += av;
+            mt[g] = av > mt[g] ? av : mt[g];
+            e += v, f += ww[g] * v, h += wv[g] * v;
+        }
+        xe[k] = e, xw[k] = f, xv[k] = h;
+    }
+    for (int g = 0; g < PQ_G; g++) {
+        for (int u = 0; u < 8; u++) ss[g] += s[g][u], mt[g] = mm[g][u] > mt[g] ? mm[g][u] : mt[g];
+        if (ss[g] != ss[g]) mt[g] = ss[g];
+        s1[g] += ss[g];
+        if (mt[g] > mx[g] || mt[g] != mt[g]) mx[g] = mt[g];
+    }
+}
+#endif
+
 typedef struct {
     pq_t *p;
     const double *A;
@@ -764,6 +874,33 @@ static void setup_work(void *arg, int t, int nt)
         const double ww = abft_weight(c - b * p->nbc, p->Wb),
                      wv = abft_weight_perm(c - b * p->nbc, p->Wb);
         double *xe = s->X + PQ_NCS * b * m, *xw = xe + m, *xv = xw + m;
+#if FT_HAVE_VEC
+        if (lj + PQ_G <= p->W.lc) { /* four columns of this block at a time */
+            const int64_t cl = dist_global(lj + PQ_G - 1, d[NB_], p->g.mycol, d[CSRC_],
+                                           p->g.npcol) - (p->ja - 1);
+            if (cl < n && cl / p->nbc == b) {
+                double gw[PQ_G], gv[PQ_G];
+                for (int g = 0; g < PQ_G; g++) {
+                    const int64_t cg = dist_global(lj + g, d[NB_], p->g.mycol, d[CSRC_],
+                                                   p->g.npcol) - (p->ja - 1) - b * p->nbc;
+                    gw[g] = abft_weight(cg, p->Wb), gv[g] = abft_weight_perm(cg, p->Wb);
+                }
+                for (int q = q0; q < q1; q++) {
+                    double s1[PQ_G] = {0.0}, mx[PQ_G] = {0.0};
+                    for (int64_t k = part_run(p, q); k < part_run(p, q + 1); k++) {
+                        const int64_t li = p->run[k], l = p->rowg[li];
+                        setup_run4(p->run[k + 1] - li, a + li, s->lda, w + li, lld, gw, gv,
+                                   xe + l, xw + l, xv + l, s1, mx);
+                    }
+                    for (int g = 0; g < PQ_G; g++)
+                        s->part[2 * (PQ_PARTS * (lj + g) + q)] = s1[g],
+                                   s->part[2 * (PQ_PARTS * (lj + g) + q) + 1] = mx[g];
+                }
+                lj += PQ_G - 1;
+                continue;
+            }
+        }
+#endif
         for (int q = q0; q < q1; q++) {
             double s1 = 0.0, mx = 0.0;
             for (int64_t k = part_run(p, q); k < part_run(p, q + 1); k++) {
