@@ -44,6 +44,7 @@
  * passed.
  */
 #include "abft/abft.h"
+#include "backend/backend.h"
 #include "core/context.h"
 #include "core/inject.h"
 #include "core/simd.h"
@@ -123,13 +124,28 @@ static double pg_now(const pg_t *p)
 #define PG_TIC(p) const double pg_t0_ = pg_now(p)
 #define PG_TOC(p, ph) ((p)->pf[ph] += pg_now(p) - pg_t0_)
 
+/* Per-call scratch of the protected path (the sides' sums, the all-reduce buffer, Y, C0's column
+ * sums, the local prediction's operand, the check flags, the kept C) from the context's host
+ * arena: the blocks are kept between calls (up to FT_ARENA_KEEP), so that a call does not
+ * fault in ~8 MB of fresh pages at 4096 on 2 x 2 (~1900 page faults a rank, a few ms:
+ * bench/NOTES.md). Released together when the call ends (ft_pdgemm_ex). NULL when it cannot be
+ * had. */
+static void *pg_scratch(const pg_t *p, size_t bytes)
+{
+    const ft_backend_t *hb = ft_backend_host();
+    void *x = NULL;
+    if (ft_arena_alloc(&p->ctx->work[ft_backend_index(hb)], hb, 0, bytes ? bytes : 1, &x))
+        return NULL;
+    return x;
+}
+
 static int notrans(char t) { return t == 'N' || t == 'n'; }
 
-static int side_alloc(side_t *s, int64_t m, int64_t ext, int64_t T)
+static int side_alloc(const pg_t *p, side_t *s, int64_t m, int64_t ext, int64_t T)
 {
     s->m = m, s->ext = ext, s->nt = (ext + T - 1) / T;
     const size_t mc = (size_t)m * (size_t)(NCK * s->nt), mn = (size_t)m * (size_t)s->nt;
-    s->mem = malloc(sizeof(double) * (3 * mc + 2 * mn + (size_t)m + (size_t)s->nt + 1));
+    s->mem = pg_scratch(p, sizeof(double) * (3 * mc + 2 * mn + (size_t)m + (size_t)s->nt + 1));
     if (!s->mem) return FT_ERR_ALLOC;
     s->P = s->mem, s->C0 = s->P + mc, s->CS = s->C0 + mc;
     s->h = s->CS + mc, s->s = s->h + mn, s->an = s->s + mn, s->zmax = s->an + m;
@@ -659,9 +675,10 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     int lr, lc;
     int64_t *rm = index_map(g, d, 0, ix - 1, tr ? k : m, &lr);
     int64_t *cm = index_map(g, d, 1, jx - 1, tr ? m : k, &lc);
-    double *ysub = malloc(sizeof(double) * ((size_t)lr + (size_t)lc + 1) * (size_t)c2);
+    /* (the arena's, released with the call's scratch) */
+    double *ysub = pg_scratch(p, sizeof(double) * ((size_t)lr + (size_t)lc + 1) * (size_t)c2);
     if (!rm || !cm || !ysub) {
-        free(rm), free(cm), free(ysub);
+        free(rm), free(cm);
         return FT_ERR_ALLOC;
     }
     double *out = p->buf, *an = out + m * c2;
@@ -695,7 +712,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     const int64_t ndig = c1 > c0 ? c1 - c0 : 1;
     uint64_t *hd = dig && !tr ? calloc((size_t)(FT_TEAM_MAX * ndig), sizeof(uint64_t)) : NULL;
     if (dig && !tr && !hd) {
-        free(rm), free(cm), free(ysub);
+        free(rm), free(cm);
         return FT_ERR_ALLOC;
     }
     an_t aa = {.p = p, .X = X, .ld = ld, .lr = lr, .lc = lc, .cfirst = c0, .ndig = ndig,
@@ -706,7 +723,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
         PG_TOC(p, PG_ANPASS);
     }
     if (hd) dig_parts(hd, ndig, c1 - c0, dig);
-    free(rm), free(cm), free(ysub), free(hd);
+    free(rm), free(cm), free(hd);
     {
             PG_TIC(p);
         dist_allsum(g, out, m, c2 + 1);
@@ -1225,17 +1242,14 @@ static int run(pg_t *p)
     const int64_t mk = m > k ? m : k, nk = n > k ? n : k;
     /* the column side only where it may be needed: the default's rare path */
     const int cols = p->beta != 0.0 && p->ctx->policy.backup_c != 1;
-    FT_CHECK(side_alloc(&p->r, m, n, p->T));
-    if (cols) FT_CHECK(side_alloc(&p->c, n, m, p->T));
+    FT_CHECK(side_alloc(p, &p->r, m, n, p->T));
+    if (cols) FT_CHECK(side_alloc(p, &p->c, n, m, p->T));
     const int64_t rb = mk * ((NCK + 1) * nt + 1), cb = cols ? nk * ((NCK + 1) * p->mt + 1) : 0;
     const int64_t bsz = rb > cb ? rb : cb; /* the larger side's sums and prediction */
-    p->buf = malloc(sizeof(double) * (size_t)bsz);
-    p->c0t = cols ? malloc(sizeof(double) * (size_t)(n * (NCK + 1) * p->mt)) : NULL;
-    double *yz = malloc(sizeof(double) * (size_t)(k * (NCK + 1) * nt));
-    if (!p->buf || (cols && !p->c0t) || !yz) {
-        free(yz);
-        return FT_ERR_ALLOC;
-    }
+    p->buf = pg_scratch(p, sizeof(double) * (size_t)bsz);
+    p->c0t = cols ? pg_scratch(p, sizeof(double) * (size_t)(n * (NCK + 1) * p->mt)) : NULL;
+    double *yz = pg_scratch(p, sizeof(double) * (size_t)(k * (NCK + 1) * nt));
+    if (!p->buf || (cols && !p->c0t) || !yz) return FT_ERR_ALLOC;
     const double t0 = ft_wtime();
 
     /* the encoding: Y = op(B) E and the block sums of |op(B)|, then P = op(A) Y and the row
@@ -1254,8 +1268,7 @@ static int run(pg_t *p)
         st = predict(p, &p->r, p->A, p->dA, p->ia, p->ja, !notrans(p->ta), yz,
                      dg ? p->op[0].dig : NULL);
     }
-    free(yz);
-    if (st) return st;
+    if (st) return st; /* (yz: the arena's, released with the call's scratch) */
     p->digested = dg;
     if (p->beta != 0.0) {
         PG_TIC(p);
@@ -1267,7 +1280,7 @@ static int run(pg_t *p)
     if (p->beta != 0.0 && p->ctx->policy.backup_c == 1) {
         const int clc = dist_numroc(p->dC[N_], p->dC[NB_], g->mycol, p->dC[CSRC_], g->npcol);
         const size_t nl = (size_t)p->dC[LLD_] * (size_t)(clc > 0 ? clc : 0);
-        p->C0 = malloc(sizeof(double) * (nl > 0 ? nl : 1));
+        p->C0 = pg_scratch(p, sizeof(double) * (nl > 0 ? nl : 1));
         if (!p->C0) return FT_ERR_ALLOC;
         memcpy(p->C0, p->C, sizeof(double) * nl);
     }
@@ -1285,7 +1298,7 @@ static int run(pg_t *p)
     const double tc = pg_now(p);
     FT_CHECK(c_sums(p, &p->r, NULL));
     p->pf[PG_CSUMS] += pg_now(p) - tc;
-    int *fail = malloc(sizeof(int) * (size_t)m * (size_t)nt);
+    int *fail = pg_scratch(p, sizeof(int) * (size_t)m * (size_t)nt);
     if (!fail) return FT_ERR_ALLOC;
     const double tv = pg_now(p);
     int64_t nu = 0, nf = verify(p, &p->r, fail, &nu);
@@ -1352,13 +1365,10 @@ static int run(pg_t *p)
         int64_t left = 0, ck = 0;
         if (nloc) {
             int *was = malloc(sizeof(int) * (size_t)m * (size_t)nt);
-            if (!was) {
-                free(fail);
-                return FT_ERR_ALLOC;
-            }
+            if (!was) return FT_ERR_ALLOC;
             memcpy(was, fail, sizeof(int) * (size_t)m * (size_t)nt);
             if ((status = c_sums(p, &p->r, NULL))) {
-                free(was), free(fail);
+                free(was);
                 return status;
             }
             int64_t nu2 = 0;
@@ -1378,15 +1388,11 @@ static int run(pg_t *p)
     } else if (nf > 0) {
         /* located with the column checks and rebuilt (repair) */
         int64_t nfix = 0, left = 0;
-        if ((status = repair(p, fail, &nfix, &left))) {
-            free(fail);
-            return status;
-        }
+        if ((status = repair(p, fail, &nfix, &left))) return status;
         if (p->root) p->rep->detected += nfix, p->rep->located += nfix;
         status = settle(p, nfix, left);
     }
     if (status == FT_SUCCESS && nu > 0) status = FT_ERR_UNCHECKED;
-    free(fail);
     tp += ft_wtime() - t1;
     p->rep->time_protect += tp;
     return status;
@@ -1445,6 +1451,8 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
     p.rsig = abft_gemm_rscale(p.T, k);
     p.sig = 1.0 / p.rsig;
     p.tol = ctx->policy.tol > 0.0 ? ctx->policy.tol : 2.0;
+    const ft_backend_t *hb = ft_backend_host();
+    const int mark = ft_arena_mark(&ctx->work[ft_backend_index(hb)]);
     st = run(&p);
     /* the operands against their digests, after the last product (every path's) */
     double x[2] = {0.0, 0.0};
@@ -1465,7 +1473,7 @@ int ft_pdgemm_ex(ft_context_t *ctx, char transa, char transb, int m, int n, int 
         }
     }
     for (int q = p.nfp - 1; q >= 0; q--) *p.fp[q] = p.fbefore[q]; /* injected operand faults */
-    free(p.r.mem), free(p.c.mem), free(p.buf), free(p.c0t), free(p.C0);
+    ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* the scratch */
     free(p.op[0].dig), free(p.op[1].dig);
     /* one all-reduce: a failure of one process (allocation) is every process's, an operand
      * changed anywhere too, and the report's counters */
