@@ -8,7 +8,8 @@
  *     three -> reported (-1) in every trial;
  *   - the distributed checkpoint's runs (ckp_run_sums, lengths 1 .. 300 across the vector unit's
  *     runs of 128 and the short-run table): the same sums as ckp_sums_ref, and the plain sum mod
- *     2^64 of the bit patterns it returns beside them.
+ *     2^64 of the bit patterns it returns beside them; ckp_run_detect's two the same as its
+ *     first two.
  */
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/ckp_field.h"
@@ -126,6 +127,10 @@ static void run_sums(tu_rng_t *r)
         for (int e = 0; e < CKP_NS; e++)
             TU_CHECK(out[e] == ref[e], "run of %lld without the plain sum: sum %d",
                      (long long)len, e);
+        uint64_t det[2] = {1, 1}; /* the verification's first pass: S_0 and S_1 alone */
+        ckp_run_detect(v + 1, len, det);
+        for (int e = 0; e < 2; e++)
+            TU_CHECK(det[e] == ref[e], "run of %lld: detect sum %d", (long long)len, e);
         free(v);
     }
 }

@@ -28,6 +28,9 @@ void ckp_sums_ref(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t 
  * part of a column below the diagonal, contiguous in its local array); *raw,
  * when not NULL, += the plain sum mod 2^64 of the run's bit patterns, read by the same loads. */
 void ckp_run_sums(const double *x, int64_t len, uint64_t out[CKP_NS], uint64_t *raw);
+/* The first two of ckp_run_sums's sums (S_0, S_1: the same residues), the verification's first
+ * pass over a run, as ckp_detect_host's over columns */
+void ckp_run_detect(const double *x, int64_t len, uint64_t out[2]);
 /* The same sums, deferred reductions, on the shared team (the host kernel). */
 void ckp_sums_host(int64_t m, int64_t nc, const double *A, int64_t lda, uint64_t *out);
 /* The first two of them only, out[2 c + e] = ckp_sums_ref's out[CKP_NS c + e], e = 0, 1: a

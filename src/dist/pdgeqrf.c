@@ -145,6 +145,7 @@ typedef struct {
     pq_t *p;
     int64_t l0, l1, lraw; /* local columns [l0, l1) (local_cols); raw[lj - lraw] */
     uint64_t *out, *raw;
+    int det; /* S_0 and S_1 only (ckp_run_detect), out[2 lj + e] */
 } ckc_t;
 
 static void ckp_cols_work(void *arg, int t, int nt)
@@ -156,9 +157,15 @@ static void ckp_cols_work(void *arg, int t, int nt)
     for (int64_t lj = a->l0 + nl * t / nt; lj < a->l0 + nl * (t + 1) / nt; lj++) {
         const int64_t c =
             dist_global(lj, d[NB_], p->g.mycol, d[CSRC_], p->g.npcol) - (p->ja - 1);
+        const int64_t lo = local_first(p, c + 1);
+        if (a->det) {
+            uint64_t *o = a->out + 2 * lj;
+            if (lo < p->vb) ckp_run_detect(p->A + lj * d[LLD_] + lo, p->vb - lo, o);
+            else o[0] = o[1] = 0;
+            continue;
+        }
         uint64_t *o = a->out + CKP_NS * lj, *h = a->raw ? a->raw + (lj - a->lraw) : NULL;
         if (h) *h = 0;
-        const int64_t lo = local_first(p, c + 1);
         if (lo < p->vb) ckp_run_sums(p->A + lj * d[LLD_] + lo, p->vb - lo, o, h);
         else
             for (int e = 0; e < CKP_NS; e++) o[e] = 0;
@@ -179,11 +186,11 @@ static void local_cols(const pq_t *p, int64_t c0, int64_t c1, int64_t *l0, int64
     *l0 = a, *l1 = b;
 }
 
-static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw)
+static void ckp_cols(pq_t *p, int64_t c0, int64_t c1, uint64_t *out, uint64_t *raw, int det)
 {
     int64_t l0, l1;
     local_cols(p, c0, c1, &l0, &l1);
-    ckc_t a = {.p = p, .l0 = l0, .l1 = l1, .lraw = l0, .out = out, .raw = raw};
+    ckc_t a = {.p = p, .l0 = l0, .l1 = l1, .lraw = l0, .out = out, .raw = raw, .det = det};
     dist_team_par(ckp_cols_work, &a, (long long)(p->vb - p->va) * (l1 - l0));
 }
 
@@ -205,7 +212,7 @@ static void tau_keep(pq_t *p, int64_t c0, int64_t c1)
  * the update every other process waits for. */
 static void ckp_take(pq_t *p, int64_t c0, int64_t c1, uint64_t *raw)
 {
-    ckp_cols(p, c0, c1, p->ck, raw);
+    ckp_cols(p, c0, c1, p->ck, raw, 0);
     if (c1 > p->ckdone) p->ckdone = c1;
 }
 
@@ -309,7 +316,10 @@ static int ckp_verify(pq_t *p, int64_t step, int pend)
     const int64_t nc = p->ckdone;
     int bad = 0;
     const int lc = dist_numroc(d[N_], d[NB_], g->mycol, d[CSRC_], g->npcol);
-    if (nc > 0) ckp_cols(p, 0, nc, p->cknow, NULL);
+    /* the first pass S_0 and S_1 only (a change of one or two elements of a column always
+     * changes them; more go unseen with probability ~p^-2, as ft_dgeqrf's verification:
+     * checkpoint.h); all CKP_NS sums of a column that differs, to locate */
+    if (nc > 0) ckp_cols(p, 0, nc, p->cknow, NULL, 1);
     for (int64_t lj = 0; lj < lc && nc > 0; lj++) {
         const int64_t c = dist_global(lj, d[NB_], g->mycol, d[CSRC_], g->npcol) - (p->ja - 1);
         if (c < 0 || c >= nc) continue;
@@ -331,11 +341,13 @@ static int ckp_verify(pq_t *p, int64_t step, int pend)
                 ft_log(p->ctx, 1, "pdgeqrf: tau(%lld) and both its copies differ", (long long)c);
             }
         }
-        const uint64_t *ref = p->ck + CKP_NS * lj, *now = p->cknow + CKP_NS * lj;
+        const uint64_t *ref = p->ck + CKP_NS * lj;
         p->rep->checks++;
-        if (!memcmp(ref, now, CKP_NS * sizeof *ref)) continue;
+        if (!memcmp(ref, p->cknow + 2 * lj, 2 * sizeof *ref)) continue;
+        uint64_t now[CKP_NS] = {0};
         ckp_fix_t fix[2];
-        const int64_t len = p->vb - local_first(p, c + 1); /* ckp_cols: t = vb - li */
+        const int64_t lf = local_first(p, c + 1), len = p->vb - lf; /* ckp_cols: t = vb - li */
+        if (len > 0) ckp_run_sums(p->A + lj * d[LLD_] + lf, len, now, NULL);
         const int nf = len > 0 ? ckp_locate(ref, now, len, fix) : -1;
         int ok = nf > 0;
         for (int f = 0; f < nf && ok; f++) ok = fix[f].t >= 1 && fix[f].t <= len;
@@ -1226,10 +1238,23 @@ static int run(pq_t *p)
         }
         if ((st = make_runs(p, lr))) return st;
     }
-    /* hX: X, then n spare numbers (the setup's all-reduce carries the 1-norms there), hC, hR */
-    p->hX = malloc(sizeof(double) * (size_t)(2 * m * c2 + n + PQ_NCS * m) +
-                   sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb) + (size_t)(m * p->ncb));
-    p->hB = malloc(sizeof(double) * (size_t)(2 * m * c2));
+    /* hX: X, then n spare numbers (the setup's all-reduce carries the 1-norms there), hC, hR;
+     * hB. From the context's host arena, as W: kept between calls, so that a call does not
+     * fault in their ~3.5 MB afresh (4096, 2 x 2; as ft_pdgemm's scratch, bench/NOTES.md) */
+    {
+        const ft_backend_t *hb = ft_backend_host();
+        ft_arena_t *ar = &p->ctx->work[ft_backend_index(hb)];
+        void *x = NULL, *y = NULL;
+        if (ft_arena_alloc(ar, hb, 0,
+                           sizeof(double) * (size_t)(2 * m * c2 + n + PQ_NCS * m) +
+                               sizeof(int64_t) * (size_t)(m * p->ncb + p->ncb) +
+                               (size_t)(m * p->ncb),
+                           &x) ||
+            ft_arena_alloc(ar, hb, 0, sizeof(double) * (size_t)(2 * m * c2 > 0 ? 2 * m * c2 : 1),
+                           &y))
+            return FT_ERR_ALLOC;
+        p->hX = x, p->hB = y;
+    }
     p->thr = malloc(sizeof(double) * (size_t)p->ncb);
     if (!p->hX || !p->hB || !p->thr) return FT_ERR_ALLOC;
     {
@@ -1685,8 +1710,8 @@ int ft_pdgeqrf_ex(ft_context_t *ctx, int m, int n, double *A, int ia, int ja, co
             fprintf(stderr, "%s total %.4f\n", line, ft_wtime() - t0);
         }
     }
-    ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* W */
-    free(p.E.a), free(p.hX), free(p.hB), free(p.thr);
+    ft_arena_release(&ctx->work[ft_backend_index(hb)], hb, 0, mark); /* W, hX, hB */
+    free(p.E.a), free(p.thr);
     if (!p.uw) free(p.work);
     free(p.rowg), free(p.run), free(p.ck), free(p.tau1), free(p.vk);
     { /* one all-reduce: an internal error anywhere, what only the root recorded, and the
