@@ -240,13 +240,13 @@ FT_SIMD_CLONES static void sums4t(int64_t len, const double *restrict x, double 
 }
 
 #ifdef FT_HAVE_VEC
-/* The same sums four columns at a time (G of them, consecutive local columns of one tile): each
- * row's four sums are read and written once a group, not once a column — the per-column loops
- * above are bound by those reads and writes, not by the memory (1.8x the time at 4096 on 2 x 2,
- * the operand cold; bench/NOTES.md) — while the G columns stream side by side. Each sum still
+/* The same sums PG_G = 4 columns at a time (consecutive local columns of one tile): each row's
+ * four sums are read and written once a group, not once a column — the per-column loops above
+ * are bound by those reads and writes, not by the memory (1.8x the time at 4096 on 2 x 2, the
+ * operand cold; bench/NOTES.md) — while the four columns stream side by side. Each sum still
  * adds the columns in their order and the lanes as sums4 / sums4t do (the same bits, but for
  * FMA contraction, which may differ between the clones anyway); h[g]: column g's digest part. */
-#define G 4
+#define PG_G 4
 
 static inline __attribute__((always_inline)) void g_body(const int xt, int64_t len,
                                                          const double *restrict x, int64_t ld,
@@ -256,19 +256,19 @@ static inline __attribute__((always_inline)) void g_body(const int xt, int64_t l
                                                          double *restrict xe,
                                                          double *restrict xw,
                                                          double *restrict xv,
-                                                         double *restrict xa, uint64_t h[G],
-                                                         double acc[G][4])
+                                                         double *restrict xa, uint64_t h[PG_G],
+                                                         double acc[PG_G][4])
 {
     const ft_v8d z = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    ft_v8u H[G];
-    ft_v8d CE[G], CW[G], CV[G], CA[G];
-    for (int g = 0; g < G; g++) H[g] = (ft_v8u){0}, CE[g] = CW[g] = CV[g] = CA[g] = z;
+    ft_v8u H[PG_G];
+    ft_v8d CE[PG_G], CW[PG_G], CV[PG_G], CA[PG_G];
+    for (int g = 0; g < PG_G; g++) H[g] = (ft_v8u){0}, CE[g] = CW[g] = CV[g] = CA[g] = z;
     int64_t k = 0;
     for (; k + 8 <= len; k += 8) {
         ft_v8d E = ft_v8d_load(xe + k), W = ft_v8d_load(xw + k), V = ft_v8d_load(xv + k),
                A = ft_v8d_load(xa + k), r = z, q = z;
         if (xt) r = ft_v8d_load(rw + k), q = ft_v8d_load(rv + k);
-        for (int g = 0; g < G; g++) {
+        for (int g = 0; g < PG_G; g++) {
             const ft_v8d y = ft_v8d_load(x + g * ld + k), pe = cw[3 * g] * y,
                          b = ft_v8d_abs(pe);
             E += pe, W += cw[3 * g + 1] * y, V += cw[3 * g + 2] * y, A += b;
@@ -278,10 +278,10 @@ static inline __attribute__((always_inline)) void g_body(const int xt, int64_t l
         ft_v8d_store(xe + k, E), ft_v8d_store(xw + k, W), ft_v8d_store(xv + k, V);
         ft_v8d_store(xa + k, A);
     }
-    for (int g = 0; g < G; g++) h[g] = ft_v8u_hsum(H[g]);
+    for (int g = 0; g < PG_G; g++) h[g] = ft_v8u_hsum(H[g]);
     for (; k < len; k++) {
         double e = xe[k], w = xw[k], v = xv[k], a = xa[k];
-        for (int g = 0; g < G; g++) {
+        for (int g = 0; g < PG_G; g++) {
             const double y = x[g * ld + k], pe = cw[3 * g] * y, b = fabs(pe);
             e += pe, w += cw[3 * g + 1] * y, v += cw[3 * g + 2] * y, a += b;
             h[g] += bits_of(y);
@@ -290,7 +290,7 @@ static inline __attribute__((always_inline)) void g_body(const int xt, int64_t l
         xe[k] = e, xw[k] = w, xv[k] = v, xa[k] = a;
     }
     if (xt)
-        for (int g = 0; g < G; g++)
+        for (int g = 0; g < PG_G; g++)
             for (int u = 0; u < 8; u++)
                 acc[g][0] += CE[g][u], acc[g][1] += CW[g][u], acc[g][2] += CV[g][u],
                     acc[g][3] += CA[g][u];
@@ -299,7 +299,7 @@ static inline __attribute__((always_inline)) void g_body(const int xt, int64_t l
 FT_SIMD_CLONES static void sums4g(int64_t len, const double *restrict x, int64_t ld,
                                   const double *restrict cw, double *restrict xe,
                                   double *restrict xw, double *restrict xv, double *restrict xa,
-                                  uint64_t h[G])
+                                  uint64_t h[PG_G])
 {
     g_body(0, len, x, ld, cw, NULL, NULL, xe, xw, xv, xa, h, NULL);
 }
@@ -308,30 +308,31 @@ FT_SIMD_CLONES static void sums4tg(int64_t len, const double *restrict x, int64_
                                    const double *restrict cw, const double *restrict rw,
                                    const double *restrict rv, double *restrict xe,
                                    double *restrict xw, double *restrict xv, double *restrict xa,
-                                   uint64_t h[G], double acc[G][4])
+                                   uint64_t h[PG_G], double acc[PG_G][4])
 {
     g_body(1, len, x, ld, cw, rw, rv, xe, xw, xv, xa, h, acc);
 }
 
 /* abs_sums four columns at a time: xa += |sig x| of each column in turn, h[g] their digests */
 FT_SIMD_CLONES static void abs_sums_g(int64_t len, const double *restrict x, int64_t ld,
-                                      double sig, double *restrict xa, uint64_t h[G])
+                                      double sig, double *restrict xa, uint64_t h[PG_G])
 {
-    ft_v8u H[G];
-    for (int g = 0; g < G; g++) H[g] = (ft_v8u){0};
+    ft_v8u H[PG_G];
+    for (int g = 0; g < PG_G; g++) H[g] = (ft_v8u){0};
     int64_t k = 0;
     for (; k + 8 <= len; k += 8) {
         ft_v8d A = ft_v8d_load(xa + k);
-        for (int g = 0; g < G; g++) {
+        for (int g = 0; g < PG_G; g++) {
             A += ft_v8d_abs(sig * ft_v8d_load(x + g * ld + k));
             H[g] += ft_v8u_load(x + g * ld + k);
         }
         ft_v8d_store(xa + k, A);
     }
-    for (int g = 0; g < G; g++) h[g] = ft_v8u_hsum(H[g]);
+    for (int g = 0; g < PG_G; g++) h[g] = ft_v8u_hsum(H[g]);
     for (; k < len; k++) {
         double a = xa[k];
-        for (int g = 0; g < G; g++) a += fabs(sig * x[g * ld + k]), h[g] += bits_of(x[g * ld + k]);
+        for (int g = 0; g < PG_G; g++)
+            a += fabs(sig * x[g * ld + k]), h[g] += bits_of(x[g * ld + k]);
         xa[k] = a;
     }
 }
@@ -358,14 +359,14 @@ static void split(int64_t n, int t, int nt, const int64_t *ri, int64_t *lo, int6
 }
 
 #ifdef FT_HAVE_VEC
-/* ts_work's loop (not trans) for the G local columns lj.. of one tile (sums4g, sums4tg) */
+/* ts_work's loop (not trans) for the PG_G local columns lj.. of one tile (sums4g, sums4tg) */
 static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t k0, uint64_t *hd)
 {
     const pg_t *p = a->p;
     const int64_t T = p->T, rows = a->rows, ext = a->ext, ntt = a->ntt;
     const int64_t *rm = a->rm, *cm = a->cm, *ri = a->ri, J = cm[lj] / T;
-    double cw[3 * G], acc[G][4] = {{0.0}};
-    for (int g = 0; g < G; g++) {
+    double cw[3 * PG_G], acc[PG_G][4] = {{0.0}};
+    for (int g = 0; g < PG_G; g++) {
         const int64_t c = cm[lj + g] - J * T;
         cw[3 * g] = p->sig, cw[3 * g + 1] = p->sig * abft_weight(c, p->W);
         cw[3 * g + 2] = p->sig * abft_weight_perm(c, p->W);
@@ -373,7 +374,7 @@ static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t 
     double *xe = a->out + NCK * J * rows, *xw = xe + rows, *xv = xw + rows;
     double *xa = a->out + NCK * ((ext + T - 1) / T) * rows + J * rows, *xt = a->xt;
     const double *x = a->X + lj * a->ld;
-    uint64_t h[G] = {0}, hr[G];
+    uint64_t h[PG_G] = {0}, hr[PG_G];
     int64_t cur = -1;
     for (int64_t k = k0; k < a->nrun && a->run[k] < l1; k++) {
         const int64_t s0 = a->run[k] > l0 ? a->run[k] : l0;
@@ -383,11 +384,12 @@ static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t 
             sums4g(e - s0, x + s0, a->ld, cw, xe + r, xw + r, xv + r, xa + r, hr);
         } else {
             if (ri[s0] != cur) {
-                for (int g = 0; g < G && cur >= 0; g++) {
+                for (int g = 0; g < PG_G && cur >= 0; g++) {
                     const int64_t c = cm[lj + g];
-                    xt[c + NCK * cur * ext] += acc[g][0], xt[c + (NCK * cur + 1) * ext] += acc[g][1],
-                        xt[c + (NCK * cur + 2) * ext] += acc[g][2],
-                        xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
+                    xt[c + NCK * cur * ext] += acc[g][0];
+                    xt[c + (NCK * cur + 1) * ext] += acc[g][1];
+                    xt[c + (NCK * cur + 2) * ext] += acc[g][2];
+                    xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
                 }
                 cur = ri[s0];
                 memset(acc, 0, sizeof acc);
@@ -395,14 +397,14 @@ static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t 
             sums4tg(e - s0, x + s0, a->ld, cw, a->rw + s0, a->rv + s0, xe + r, xw + r, xv + r,
                     xa + r, hr, acc);
         }
-        for (int g = 0; g < G; g++) h[g] += hr[g];
+        for (int g = 0; g < PG_G; g++) h[g] += hr[g];
     }
-    for (int g = 0; g < G && cur >= 0; g++) {
+    for (int g = 0; g < PG_G && cur >= 0; g++) {
         const int64_t c = cm[lj + g];
-        xt[c + NCK * cur * ext] += acc[g][0], xt[c + (NCK * cur + 1) * ext] += acc[g][1],
-            xt[c + (NCK * cur + 2) * ext] += acc[g][2], xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
+        xt[c + NCK * cur * ext] += acc[g][0], xt[c + (NCK * cur + 1) * ext] += acc[g][1];
+        xt[c + (NCK * cur + 2) * ext] += acc[g][2], xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
     }
-    for (int g = 0; g < G && hd; g++) hd[lj + g - a->cfirst] = h[g];
+    for (int g = 0; g < PG_G && hd; g++) hd[lj + g - a->cfirst] = h[g];
 }
 #endif
 
@@ -446,9 +448,9 @@ static void ts_work(void *arg, int t, int nth)
         const double *x = a->X + lj * a->ld;
         const int64_t J = c / T;
 #ifdef FT_HAVE_VEC
-        if (lj + G <= a->lc && cm[lj + G - 1] >= 0 && cm[lj + G - 1] / T == J) {
+        if (lj + PG_G <= a->lc && cm[lj + PG_G - 1] >= 0 && cm[lj + PG_G - 1] / T == J) {
             ts_group(a, lj, l0, l1, k0, hd);
-            lj += G - 1;
+            lj += PG_G - 1;
             continue;
         }
 #endif
@@ -641,15 +643,15 @@ static void an_work(void *arg, int t, int nth)
         if (cm[lj] < 0) continue;
         const double *x = a->X + lj * a->ld;
 #ifdef FT_HAVE_VEC
-        if (lj + G <= a->lc && cm[lj + G - 1] >= 0) { /* four columns at a time */
-            uint64_t h[G] = {0}, hr[G];
+        if (lj + PG_G <= a->lc && cm[lj + PG_G - 1] >= 0) { /* four columns at a time */
+            uint64_t h[PG_G] = {0}, hr[PG_G];
             for (int64_t q = 0; q < nrun; q++) {
                 const int64_t s0 = run[2 * q];
                 abs_sums_g(run[2 * q + 1] - s0, x + s0, a->ld, sig, a->an + rm[s0], hr);
-                for (int g = 0; g < G; g++) h[g] += hr[g];
+                for (int g = 0; g < PG_G; g++) h[g] += hr[g];
             }
-            for (int g = 0; g < G && hd; g++) hd[lj + g - a->cfirst] = h[g];
-            lj += G - 1;
+            for (int g = 0; g < PG_G && hd; g++) hd[lj + g - a->cfirst] = h[g];
+            lj += PG_G - 1;
             continue;
         }
 #endif
@@ -725,7 +727,7 @@ static int predict(pg_t *p, side_t *s, const double *X, const int *d, int ix, in
     if (hd) dig_parts(hd, ndig, c1 - c0, dig);
     free(rm), free(cm), free(hd);
     {
-            PG_TIC(p);
+        PG_TIC(p);
         dist_allsum(g, out, m, c2 + 1);
         PG_TOC(p, PG_ALLRED);
     }
@@ -876,7 +878,8 @@ static void dg_work(void *arg, int t, int nth)
     int64_t l0, l1;
     split(p->op[a->x].c1 - c0, t, nth, NULL, &l0, &l1);
     const int64_t r0 = p->op[a->x].r0, nr = p->op[a->x].r1 - r0;
-    for (int64_t lj = c0 + l0; lj < c0 + l1; lj++) a->out[lj - c0] = col_digest(nr, X + r0 + lj * ld);
+    for (int64_t lj = c0 + l0; lj < c0 + l1; lj++)
+        a->out[lj - c0] = col_digest(nr, X + r0 + lj * ld);
 }
 
 static void op_digest(const pg_t *p, int x, uint64_t *out)

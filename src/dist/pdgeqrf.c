@@ -816,7 +816,7 @@ FT_SIMD_CLONES static void setup_run(int64_t len, const double *restrict a, doub
 }
 
 #if FT_HAVE_VEC
-/* setup_run for G = 4 consecutive local columns of one checksum block (a, w: the first; lda,
+/* setup_run for PQ_G = 4 consecutive local columns of one checksum block (a, w: the first; lda,
  * ldw apart): each row's three sums are read and written once a group, not once a column (the
  * per-column loop is bound by those reads and writes, as ft_pdgemm's sums were: bench/NOTES.md),
  * the columns added in their order; each column's norm and maximum as setup_run forms them (the
