@@ -358,12 +358,21 @@ static void split(int64_t n, int t, int nt, const int64_t *ri, int64_t *lo, int6
     *lo = c[0], *hi = c[1];
 }
 
+/* a tile of rows ends: column c's sums over it (acc: se x, rw x, rv x, |se x|) into xt */
+static void xt_add(const ts_t *a, int64_t c, int64_t cur, const double acc[4])
+{
+    double *xt = a->xt;
+    const int64_t ext = a->ext;
+    xt[c + NCK * cur * ext] += acc[0], xt[c + (NCK * cur + 1) * ext] += acc[1];
+    xt[c + (NCK * cur + 2) * ext] += acc[2], xt[c + (NCK * a->ntt + cur) * ext] += acc[3];
+}
+
 #ifdef FT_HAVE_VEC
 /* ts_work's loop (not trans) for the PG_G local columns lj.. of one tile (sums4g, sums4tg) */
 static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t k0, uint64_t *hd)
 {
     const pg_t *p = a->p;
-    const int64_t T = p->T, rows = a->rows, ext = a->ext, ntt = a->ntt;
+    const int64_t T = p->T, rows = a->rows, ext = a->ext;
     const int64_t *rm = a->rm, *cm = a->cm, *ri = a->ri, J = cm[lj] / T;
     double cw[3 * PG_G], acc[PG_G][4] = {{0.0}};
     for (int g = 0; g < PG_G; g++) {
@@ -384,13 +393,7 @@ static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t 
             sums4g(e - s0, x + s0, a->ld, cw, xe + r, xw + r, xv + r, xa + r, hr);
         } else {
             if (ri[s0] != cur) {
-                for (int g = 0; g < PG_G && cur >= 0; g++) {
-                    const int64_t c = cm[lj + g];
-                    xt[c + NCK * cur * ext] += acc[g][0];
-                    xt[c + (NCK * cur + 1) * ext] += acc[g][1];
-                    xt[c + (NCK * cur + 2) * ext] += acc[g][2];
-                    xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
-                }
+                for (int g = 0; g < PG_G && cur >= 0; g++) xt_add(a, cm[lj + g], cur, acc[g]);
                 cur = ri[s0];
                 memset(acc, 0, sizeof acc);
             }
@@ -399,11 +402,7 @@ static void ts_group(const ts_t *a, int64_t lj, int64_t l0, int64_t l1, int64_t 
         }
         for (int g = 0; g < PG_G; g++) h[g] += hr[g];
     }
-    for (int g = 0; g < PG_G && cur >= 0; g++) {
-        const int64_t c = cm[lj + g];
-        xt[c + NCK * cur * ext] += acc[g][0], xt[c + (NCK * cur + 1) * ext] += acc[g][1];
-        xt[c + (NCK * cur + 2) * ext] += acc[g][2], xt[c + (NCK * ntt + cur) * ext] += acc[g][3];
-    }
+    for (int g = 0; g < PG_G && cur >= 0; g++) xt_add(a, cm[lj + g], cur, acc[g]);
     for (int g = 0; g < PG_G && hd; g++) hd[lj + g - a->cfirst] = h[g];
 }
 #endif
@@ -412,7 +411,7 @@ static void ts_work(void *arg, int t, int nth)
 {
     const ts_t *a = arg;
     const pg_t *p = a->p;
-    const int64_t T = p->T, rows = a->rows, ext = a->ext, ntt = a->ntt;
+    const int64_t T = p->T, rows = a->rows, ext = a->ext;
     const int64_t *rm = a->rm, *cm = a->cm, *ri = a->ri;
     double *out = a->out, *xt = a->xt, *oa = a->out + NCK * ((ext + T - 1) / T) * rows;
     int64_t l0, l1;
@@ -471,18 +470,13 @@ static void ts_work(void *arg, int t, int nth)
                 continue;
             }
             if (ri[s0] != cur) {
-                if (cur >= 0)
-                    xt[c + NCK * cur * ext] += acc[0], xt[c + (NCK * cur + 1) * ext] += acc[1],
-                        xt[c + (NCK * cur + 2) * ext] += acc[2],
-                        xt[c + (NCK * ntt + cur) * ext] += acc[3];
+                if (cur >= 0) xt_add(a, c, cur, acc);
                 cur = ri[s0], acc[0] = acc[1] = acc[2] = acc[3] = 0.0;
             }
             sums4t(e - s0, x + s0, se, sw, sv, a->rw + s0, a->rv + s0, xe + r, xw + r, xv + r,
                    xa + r, acc);
         }
-        if (cur >= 0)
-            xt[c + NCK * cur * ext] += acc[0], xt[c + (NCK * cur + 1) * ext] += acc[1],
-                xt[c + (NCK * cur + 2) * ext] += acc[2], xt[c + (NCK * ntt + cur) * ext] += acc[3];
+        if (cur >= 0) xt_add(a, c, cur, acc);
         if (hd) hd[lj - a->cfirst] = h;
     }
 }
